@@ -1,0 +1,68 @@
+import { type FSWatcher, watch } from 'node:fs';
+import path from 'node:path';
+import { errorMessage } from '../errors.ts';
+import type { Logger } from '../logging/logger.ts';
+import { loadConfig, type ResolvedConfig } from './load.ts';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Holds the configuration in force. `watch()` re-reads steward.yaml when it changes: a valid
+ * change replaces the config and notifies listeners; an invalid one is logged and ignored.
+ */
+export class ConfigStore {
+  #current: ResolvedConfig;
+  #listeners = new Set<(config: ResolvedConfig, previous: ResolvedConfig) => void>();
+  #watcher: FSWatcher | null = null;
+  #debounce: NodeJS.Timeout | null = null;
+  readonly #env: Env;
+  readonly #cwd: string;
+
+  constructor(initial: ResolvedConfig, options: { env?: Env; cwd?: string } = {}) {
+    this.#current = initial;
+    this.#env = options.env ?? process.env;
+    this.#cwd = options.cwd ?? process.cwd();
+  }
+
+  get(): ResolvedConfig {
+    return this.#current;
+  }
+
+  onChange(listener: (config: ResolvedConfig, previous: ResolvedConfig) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Re-reads the file now. Returns the error message when the new file is invalid. */
+  reload(logger?: Logger): string | null {
+    try {
+      const next = loadConfig({ env: this.#env, cwd: this.#cwd });
+      const previous = this.#current;
+      this.#current = next;
+      logger?.info({ configPath: next.configPath }, 'configuration reloaded');
+      for (const listener of this.#listeners) listener(next, previous);
+      return null;
+    } catch (error) {
+      const message = errorMessage(error);
+      logger?.error(`configuration change ignored: ${message}`);
+      return message;
+    }
+  }
+
+  /** Watches the config file's folder (editors replace files rather than write them in place). */
+  watch(logger?: Logger): void {
+    const file = this.#current.configPath;
+    if (!file || this.#watcher) return;
+    this.#watcher = watch(path.dirname(file), (_event, name) => {
+      if (name !== path.basename(file)) return;
+      if (this.#debounce) clearTimeout(this.#debounce);
+      this.#debounce = setTimeout(() => this.reload(logger), 100);
+    });
+  }
+
+  close(): void {
+    this.#watcher?.close();
+    this.#watcher = null;
+    if (this.#debounce) clearTimeout(this.#debounce);
+  }
+}

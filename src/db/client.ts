@@ -1,0 +1,173 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import { StewardError } from '../errors.ts';
+import * as schema from './schema.ts';
+
+export type Orm = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Row = Record<string, unknown>;
+
+/** SQL access shared by both backends; a transaction hands out the same shape. */
+export type Queryable = {
+  query<T extends Row = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+};
+
+/**
+ * One PostgreSQL database, embedded (PGlite) or a server (node-postgres). Code above this
+ * file never asks which, except to know whether vectors are available.
+ */
+export type Database = Queryable & {
+  readonly backend: 'pglite' | 'postgres';
+  readonly orm: Orm;
+  /** True once the `vector` extension is installed in this database. */
+  hasVector: boolean;
+  /** Runs multi-statement SQL (migrations). */
+  exec(text: string): Promise<void>;
+  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the session-level advisory lock for `key`, so that several
+   * processes on one database never run it concurrently for the same key.
+   */
+  withAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** Opens the embedded database in `<dataDir>/db`, or in memory for `dataDir: null`. */
+export async function openPglite(dataDir: string | null): Promise<Database> {
+  let dir: string | undefined;
+  if (dataDir) {
+    dir = path.join(dataDir, 'db');
+    mkdirSync(dir, { recursive: true });
+  }
+  const client = await PGlite.create(dir, {
+    extensions: { vector },
+    parsers: { [INT8]: (value: string) => Number(value), [NUMERIC]: (value: string) => Number(value) },
+  });
+  const orm = drizzlePglite(client, { schema }) as unknown as Orm;
+  // PGlite is one connection: a JS-side queue serializes transactions and advisory sections.
+  let chain: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = chain.then(fn, fn);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+  const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
+    (await client.query<T>(text, params as unknown[])).rows;
+  const database: Database = {
+    backend: 'pglite',
+    orm,
+    hasVector: false,
+    query,
+    exec: async (text) => {
+      await client.exec(text);
+    },
+    transaction: (fn) =>
+      serialized(() =>
+        client.transaction((tx) =>
+          fn({ query: async (text, params = []) => (await tx.query(text, params as unknown[])).rows as never }),
+        ),
+      ),
+    // One connection means one process: the in-process queue is the lock.
+    withAdvisoryLock: (_key, fn) => fn(),
+    close: () => client.close(),
+  };
+  await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  database.hasVector = true;
+  return database;
+}
+
+/** Opens a PostgreSQL server through a node-postgres pool. */
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
+  const types = {
+    getTypeParser: (oid: number, format?: string) => {
+      if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format as 'text');
+    },
+  };
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it on the next checkout.
+  });
+  try {
+    const probe = await pool.connect();
+    probe.release();
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StewardError('database_unreachable', `Cannot connect to DATABASE_URL: ${describePgError(error)}`, {
+      cause: error,
+    });
+  }
+  const orm = drizzleNodePg(pool, { schema }) as unknown as Orm;
+  const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
+    (await pool.query(text, params as unknown[])).rows as T[];
+  const database: Database = {
+    backend: 'postgres',
+    orm,
+    hasVector: false,
+    query,
+    exec: async (text) => {
+      await pool.query(text);
+    },
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: async (text, params = []) => (await client.query(text, params as unknown[])).rows });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    withAdvisoryLock: async (key, fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+        try {
+          return await fn();
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+  database.hasVector = await tryEnableVector(database);
+  return database;
+}
+
+async function tryEnableVector(database: Database): Promise<boolean> {
+  const available = await database.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  if (available.length === 0) return false;
+  try {
+    await database.exec('CREATE EXTENSION IF NOT EXISTS vector');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describePgError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string }).code;
+  return code ? `${message} (${code})` : message;
+}
+
+export async function serverVersion(database: Queryable): Promise<string> {
+  const rows = await database.query<{ version: string }>('SHOW server_version');
+  return rows[0]?.version ?? 'unknown';
+}

@@ -1,0 +1,73 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DataDirLockedError } from '../errors.ts';
+
+export type LockOwner = { pid: number; port: number | null; startedAt: string };
+
+const LOCK_FILE = 'steward.lock';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The live process that owns `dataDir`, or null when none does (no lock, or a dead owner). */
+export function readLockOwner(dataDir: string): LockOwner | null {
+  let owner: LockOwner;
+  try {
+    owner = JSON.parse(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')) as LockOwner;
+  } catch {
+    return null;
+  }
+  if (typeof owner.pid !== 'number' || !isAlive(owner.pid)) return null;
+  return owner;
+}
+
+export type DataDirLock = {
+  /** Records the port the owner serves on, so CLI commands can reach it. */
+  setPort(port: number): void;
+  release(): void;
+};
+
+/**
+ * Makes this process the single owner of an embedded data dir. PGlite does not lock its
+ * folder itself; a second process writing to it would lose data. A stale lock (dead pid) is
+ * taken over; a live owner raises DataDirLockedError naming it.
+ */
+export function acquireDataDirLock(dataDir: string): DataDirLock {
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, LOCK_FILE);
+  const owner = readLockOwner(dataDir);
+  if (owner && owner.pid !== process.pid) throw new DataDirLockedError(dataDir, owner.pid, owner.port);
+  const write = (port: number | null, flag: 'w' | 'wx') =>
+    writeFileSync(file, JSON.stringify({ pid: process.pid, port, startedAt: new Date().toISOString() }), {
+      flag,
+    });
+  try {
+    write(null, owner ? 'w' : 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // A stale file from a dead process (readLockOwner said nobody lives there): take it over.
+    const raced = readLockOwner(dataDir);
+    if (raced && raced.pid !== process.pid) throw new DataDirLockedError(dataDir, raced.pid, raced.port);
+    write(null, 'w');
+  }
+  let released = false;
+  const onExit = () => release();
+  function release() {
+    if (released) return;
+    released = true;
+    process.off('exit', onExit);
+    const current = readLockOwner(dataDir);
+    if (current?.pid === process.pid) rmSync(file, { force: true });
+  }
+  process.on('exit', onExit);
+  return {
+    setPort: (port) => write(port, 'w'),
+    release,
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * The Drizzle schema: one description of the tables for both backends. The SQL in
+ * `migrations/` creates them; keep the two in step (test/db-schema.test.ts compares them).
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const users = pgTable('users', {
+  id: text('id').primaryKey(),
+  displayName: text('display_name'),
+  timezone: text('timezone').notNull().default('UTC'),
+  createdAt: createdAt(),
+});
+
+export const channelIdentities = pgTable(
+  'channel_identities',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    channel: text('channel').notNull(),
+    externalId: text('external_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('channel_identities_channel_external_key').on(t.channel, t.externalId)],
+);
+
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    channel: text('channel').notNull(),
+    /** Overrides the channel's mode when set. */
+    mode: text('mode'),
+    title: text('title'),
+    summary: text('summary').notNull().default(''),
+    summaryVersion: integer('summary_version').notNull().default(0),
+    summaryModel: text('summary_model'),
+    summaryUpdatedAt: timestamp('summary_updated_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('conversations_user_idx').on(t.userId, t.updatedAt)],
+);
+
+export const turns = pgTable(
+  'turns',
+  {
+    id: text('id').primaryKey(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id),
+    userId: text('user_id').notNull(),
+    /** running | completed | paused | interrupted | failed */
+    status: text('status').notNull(),
+    mode: text('mode').notNull(),
+    userMessageId: bigint('user_message_id', { mode: 'number' }),
+    reply: text('reply'),
+    stopReason: text('stop_reason'),
+    error: text('error'),
+    /** What a paused turn needs to resume (pending command, progress report). */
+    state: jsonb('state'),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    cachedTokens: integer('cached_tokens').notNull().default(0),
+    cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    cost: doublePrecision('cost').notNull().default(0),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('turns_conversation_idx').on(t.conversationId, t.startedAt),
+    index('turns_status_idx').on(t.status),
+  ],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id),
+    userId: text('user_id').notNull(),
+    turnId: text('turn_id'),
+    /** user | assistant | tool | system */
+    role: text('role').notNull(),
+    content: text('content').notNull().default(''),
+    toolCalls: jsonb('tool_calls'),
+    toolCallId: text('tool_call_id'),
+    tokenCount: integer('token_count').notNull().default(0),
+    channel: text('channel'),
+    channelMessageId: text('channel_message_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('messages_conversation_idx').on(t.conversationId, t.id),
+    uniqueIndex('messages_channel_message_key')
+      .on(t.channel, t.channelMessageId)
+      .where(sql`channel_message_id IS NOT NULL`),
+  ],
+);
+
+export const skillExecutions = pgTable(
+  'skill_executions',
+  {
+    id: text('id').primaryKey(),
+    /** The agent row this call ran under (null for the orchestrator or the CLI). */
+    parentId: text('parent_id'),
+    turnId: text('turn_id'),
+    userId: text('user_id').notNull(),
+    conversationId: text('conversation_id'),
+    /** 'agent' for a sub-agent, 'skill' for one skill call. */
+    kind: text('kind').notNull(),
+    agentId: text('agent_id'),
+    mission: text('mission'),
+    skill: text('skill'),
+    command: text('command'),
+    flags: jsonb('flags'),
+    dependsOn: jsonb('depends_on'),
+    /** running | ok | error | refused | skipped | timeout */
+    status: text('status').notNull(),
+    result: text('result'),
+    error: text('error'),
+    transcript: jsonb('transcript'),
+    usage: jsonb('usage'),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    durationMs: integer('duration_ms'),
+  },
+  (t) => [index('skill_executions_turn_idx').on(t.turnId), index('skill_executions_parent_idx').on(t.parentId)],
+);
+
+export const llmCalls = pgTable(
+  'llm_calls',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    turnId: text('turn_id'),
+    executionId: text('execution_id'),
+    conversationId: text('conversation_id'),
+    userId: text('user_id'),
+    role: text('role').notNull(),
+    model: text('model').notNull(),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    cachedTokens: integer('cached_tokens').notNull().default(0),
+    cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    cost: doublePrecision('cost').notNull().default(0),
+    latencyMs: integer('latency_ms').notNull().default(0),
+    errorClass: text('error_class'),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('llm_calls_turn_idx').on(t.turnId)],
+);

@@ -1,0 +1,112 @@
+import type { z } from 'zod';
+import type { Database } from '../db/index.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** What every skill call returns. Expected failures are `status: 'error'` with a fix in `content`. */
+export type SkillResult = {
+  status: 'ok' | 'error';
+  content: string;
+  filesProduced?: string[];
+  sideEffects?: string[];
+  metadata?: Record<string, unknown>;
+};
+
+export type SkillSource = 'builtin' | 'user';
+
+/** One skill file, `skills/<domain>/<action>.md`, after validation. */
+export type SkillDefinition = {
+  /** `<domain>.<action>` */
+  name: string;
+  domain: string;
+  action: string;
+  description: string;
+  readonly: boolean;
+  /** Route calls through the sentinel. Defaults to true for mutating skills. */
+  confirm: boolean;
+  /** Handler name from frontmatter; defaults to the skill name. */
+  handler: string;
+  schedule?: string;
+  timezone?: string;
+  /** Per-call timeout from frontmatter `timeout` (seconds in the file). */
+  timeoutMs?: number;
+  tags: string[];
+  author?: string;
+  created?: string;
+  /** The markdown body: the help page, served as is. */
+  body: string;
+  /** The first line of the body's `## Usage` section (or `<name> [flags]`). */
+  usage: string;
+  source: SkillSource;
+  path: string;
+};
+
+/** `skills/<domain>/SKILL.md`, or one generated when the file is missing. */
+export type DomainIndex = {
+  domain: string;
+  description: string;
+  body: string;
+  source: SkillSource;
+  path: string | null;
+  generated: boolean;
+};
+
+export type Diagnostic = { path: string; severity: 'error' | 'warning'; message: string };
+
+/** An immutable view of every loaded skill. Swapped whole on reload. */
+export type SkillSnapshot = {
+  readonly version: number;
+  readonly skills: ReadonlyMap<string, SkillDefinition>;
+  readonly domains: ReadonlyMap<string, DomainIndex>;
+  readonly diagnostics: readonly Diagnostic[];
+};
+
+/** Services a handler may use. Later capabilities add optional members. */
+export type SkillServices = {
+  database: Database;
+};
+
+export type SkillUser = { id: string; timezone: string };
+
+/** Everything a handler learns about the call it serves. */
+export type SkillContext = {
+  user: SkillUser;
+  conversationId: string | null;
+  channel: string;
+  /** The calling sub-agent's id, or null for the orchestrator and the CLI. */
+  agentId: string | null;
+  turnId: string | null;
+  /** The execution row of this call; handlers may reference it in their own records. */
+  executionId: string;
+  signal: AbortSignal;
+  services: SkillServices;
+  logger: Logger;
+  now: () => Date;
+};
+
+/**
+ * A built-in skill's code. `flags` is a zod object over the parsed flags (snake_case keys)
+ * and owns validation, coercion and defaults. `execute` returns expected failures as
+ * `{status: 'error'}` and must honour `ctx.signal`.
+ */
+export type SkillHandler<Flags extends z.ZodObject = z.ZodObject> = {
+  name: string;
+  flags: Flags;
+  execute(flags: z.infer<Flags>, ctx: SkillContext): Promise<SkillResult>;
+};
+
+/** Helps a handler file keep its flags type inferred. */
+export function defineHandler<Flags extends z.ZodObject>(handler: SkillHandler<Flags>): SkillHandler<Flags> {
+  return handler;
+}
+
+export const ok = (content: string, extra: Omit<SkillResult, 'status' | 'content'> = {}): SkillResult => ({
+  status: 'ok',
+  content,
+  ...extra,
+});
+
+export const fail = (content: string, extra: Omit<SkillResult, 'status' | 'content'> = {}): SkillResult => ({
+  status: 'error',
+  content,
+  ...extra,
+});

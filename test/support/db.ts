@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { type Database, migrate, openPglite, openPostgres } from '../../src/db/index.ts';
+
+export type Backend = 'pglite' | 'postgres';
+
+/** The backends database tests run on: PGlite always, the server when TEST_DATABASE_URL is set. */
+export function backends(): Backend[] {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export type TestDatabase = { database: Database; url: string | null; drop(): Promise<void> };
+
+/**
+ * A fresh, migrated database: in-memory PGlite, or a new database on the server named
+ * `steward_test_<random>` (dropped by `drop()`).
+ */
+export async function createTestDatabase(backend: Backend, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  if (backend === 'pglite') {
+    const database = await openPglite(null);
+    if (options.migrate !== false) await migrate(database);
+    return { database, url: null, drop: () => database.close() };
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `steward_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const admin = await openPostgres(adminUrl, { max: 1 });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database = await openPostgres(url.toString());
+  if (options.migrate !== false) await migrate(database);
+  return {
+    database,
+    url: url.toString(),
+    drop: async () => {
+      await database.close();
+      const cleanup = await openPostgres(adminUrl, { max: 1 });
+      await cleanup.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.close();
+    },
+  };
+}
+
+/**
+ * Declares `body` once per backend, each with its own fresh database for the whole block.
+ * `get()` returns the database inside tests.
+ */
+export function describeEachBackend(name: string, body: (get: () => Database, backend: Backend) => void): void {
+  for (const backend of backends()) {
+    describe(`${name} [${backend}]`, () => {
+      let test: TestDatabase | undefined;
+      beforeAll(async () => {
+        test = await createTestDatabase(backend);
+      });
+      afterAll(async () => {
+        await test?.drop();
+      });
+      body(() => {
+        if (!test) throw new Error('database not ready');
+        return test.database;
+      }, backend);
+    });
+  }
+}
