@@ -1,0 +1,32 @@
+/** A benchmark file (`bench/*.bench.ts`) default-exports a function returning one section of RESULTS.md. */
+export type BenchSection = {
+  title: string;
+  /** One line on what was measured and how. */
+  description: string;
+  columns: string[];
+  rows: Array<Array<string | number>>;
+  notes?: string[];
+};
+
+export type Bench = () => Promise<BenchSection | BenchSection[]>;
+
+/** p-th percentile (0–100) of `samples`, nearest-rank. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Runs `fn` `iterations` times and returns each duration in milliseconds. */
+export async function sample(iterations: number, fn: (index: number) => Promise<unknown> | unknown): Promise<number[]> {
+  const durations: number[] = [];
+  for (let index = 0; index < iterations; index++) {
+    const start = performance.now();
+    await fn(index);
+    durations.push(performance.now() - start);
+  }
+  return durations;
+}
+
+export const ms = (value: number) => `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
