@@ -19,7 +19,10 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 /** Runs `fn` `iterations` times and returns each duration in milliseconds. */
-export async function sample(iterations: number, fn: (index: number) => Promise<unknown> | unknown): Promise<number[]> {
+export async function sample(
+  iterations: number,
+  fn: (index: number) => Promise<unknown> | unknown,
+): Promise<number[]> {
   const durations: number[] = [];
   for (let index = 0; index < iterations; index++) {
     const start = performance.now();

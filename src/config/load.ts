@@ -32,8 +32,16 @@ type Env = Record<string, string | undefined>;
 
 /** Environment variables and the config key each one sets. */
 export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: string }> = [
-  { name: 'STEWARD_DATA_DIR', key: 'data_dir', description: 'data directory (embedded database, skills, lock)' },
-  { name: 'DATABASE_URL', key: 'database_url', description: 'PostgreSQL server URL; unset = embedded PGlite' },
+  {
+    name: 'STEWARD_DATA_DIR',
+    key: 'data_dir',
+    description: 'data directory (embedded database, skills, lock)',
+  },
+  {
+    name: 'DATABASE_URL',
+    key: 'database_url',
+    description: 'PostgreSQL server URL; unset = embedded PGlite',
+  },
   { name: 'HOST', key: 'host', description: 'address the server listens on' },
   { name: 'PORT', key: 'port', description: 'port the server listens on' },
   { name: 'LOG_LEVEL', key: 'log_level', description: 'fatal, error, warn, info, debug, trace or silent' },
@@ -81,11 +89,14 @@ function readConfigFile(configPath: string): Record<string, unknown> {
 
 function flattenKeys(value: unknown, prefix = ''): string[] {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return prefix ? [prefix] : [];
-  return Object.entries(value).flatMap(([key, inner]) => flattenKeys(inner, prefix ? `${prefix}.${key}` : key));
+  return Object.entries(value).flatMap(([key, inner]) =>
+    flattenKeys(inner, prefix ? `${prefix}.${key}` : key),
+  );
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown setting ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown setting ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
   return issue.message;
 }

@@ -91,7 +91,10 @@ export const configSchema = z
       .strict()
       .default({ modes: {} }),
     limits: limitsSchema.default(limitsSchema.parse({})),
-    sentinel: z.object({ enabled: z.boolean().default(true) }).strict().default({ enabled: true }),
+    sentinel: z
+      .object({ enabled: z.boolean().default(true) })
+      .strict()
+      .default({ enabled: true }),
     memory: z
       .object({
         summary_budget_tokens: z.number().int().positive().default(500),

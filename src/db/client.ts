@@ -73,7 +73,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     transaction: (fn) =>
       serialized(() =>
         client.transaction((tx) =>
-          fn({ query: async (text, params = []) => (await tx.query(text, params as unknown[])).rows as never }),
+          fn({
+            query: async (text, params = []) => (await tx.query(text, params as unknown[])).rows as never,
+          }),
         ),
       ),
     // One connection means one process: the in-process queue is the lock.
@@ -102,9 +104,13 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
     probe.release();
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new StewardError('database_unreachable', `Cannot connect to DATABASE_URL: ${describePgError(error)}`, {
-      cause: error,
-    });
+    throw new StewardError(
+      'database_unreachable',
+      `Cannot connect to DATABASE_URL: ${describePgError(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   const orm = drizzleNodePg(pool, { schema }) as unknown as Orm;
   const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
@@ -121,7 +127,9 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: async (text, params = []) => (await client.query(text, params as unknown[])).rows });
+        const result = await fn({
+          query: async (text, params = []) => (await client.query(text, params as unknown[])).rows,
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {

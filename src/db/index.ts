@@ -3,7 +3,15 @@ import { type Database, openPglite, openPostgres } from './client.ts';
 import { acquireDataDirLock, type DataDirLock } from './lock.ts';
 import { migrate } from './migrate.ts';
 
-export { type Database, type Orm, openPglite, openPostgres, type Queryable, type Row, serverVersion } from './client.ts';
+export {
+  type Database,
+  type Orm,
+  openPglite,
+  openPostgres,
+  type Queryable,
+  type Row,
+  serverVersion,
+} from './client.ts';
 export { acquireDataDirLock, type DataDirLock, type LockOwner, readLockOwner } from './lock.ts';
 export { listMigrations, MIGRATIONS_DIR, migrate, pendingMigrations } from './migrate.ts';
 export * as schema from './schema.ts';

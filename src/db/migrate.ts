@@ -41,9 +41,13 @@ export async function migrate(database: Database, dir = MIGRATIONS_DIR): Promise
         );
       } catch (error) {
         await database.exec('ROLLBACK').catch(() => undefined);
-        throw new StewardError('migration_failed', `Migration ${migration.name} failed: ${(error as Error).message}`, {
-          cause: error,
-        });
+        throw new StewardError(
+          'migration_failed',
+          `Migration ${migration.name} failed: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
       applied.push(migration.name);
     }
@@ -53,11 +57,15 @@ export async function migrate(database: Database, dir = MIGRATIONS_DIR): Promise
 
 /** Names of migrations that apply to this database but have not run. */
 export async function pendingMigrations(database: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const table = await database.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'steward_migrations'");
+  const table = await database.query(
+    "SELECT 1 FROM information_schema.tables WHERE table_name = 'steward_migrations'",
+  );
   const done = new Set(
     table.length === 0
       ? []
-      : (await database.query<{ name: string }>('SELECT name FROM steward_migrations')).map((row) => row.name),
+      : (await database.query<{ name: string }>('SELECT name FROM steward_migrations')).map(
+          (row) => row.name,
+        ),
   );
   return listMigrations(dir)
     .filter((migration) => !done.has(migration.name) && (!migration.needsVector || database.hasVector))

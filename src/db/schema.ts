@@ -144,7 +144,10 @@ export const skillExecutions = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     durationMs: integer('duration_ms'),
   },
-  (t) => [index('skill_executions_turn_idx').on(t.turnId), index('skill_executions_parent_idx').on(t.parentId)],
+  (t) => [
+    index('skill_executions_turn_idx').on(t.turnId),
+    index('skill_executions_parent_idx').on(t.parentId),
+  ],
 );
 
 export const llmCalls = pgTable(

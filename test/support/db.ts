@@ -15,7 +15,10 @@ export type TestDatabase = { database: Database; url: string | null; drop(): Pro
  * A fresh, migrated database: in-memory PGlite, or a new database on the server named
  * `steward_test_<random>` (dropped by `drop()`).
  */
-export async function createTestDatabase(backend: Backend, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  backend: Backend,
+  options: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const database = await openPglite(null);
     if (options.migrate !== false) await migrate(database);
@@ -47,7 +50,10 @@ export async function createTestDatabase(backend: Backend, options: { migrate?: 
  * Declares `body` once per backend, each with its own fresh database for the whole block.
  * `get()` returns the database inside tests.
  */
-export function describeEachBackend(name: string, body: (get: () => Database, backend: Backend) => void): void {
+export function describeEachBackend(
+  name: string,
+  body: (get: () => Database, backend: Backend) => void,
+): void {
   for (const backend of backends()) {
     describe(`${name} [${backend}]`, () => {
       let test: TestDatabase | undefined;

@@ -1,0 +1,41 @@
+import { ConfigStore, loadConfig, type ResolvedConfig } from '../config/index.ts';
+import { ConfigError, errorMessage, StewardError } from '../errors.ts';
+import { createLogger, type Logger } from '../logging/logger.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_USAGE = 2;
+
+/** Thrown by a command to end the process with `code` after printing `message` (one line). */
+export class CliExit extends Error {
+  readonly exitCode: number;
+  constructor(exitCode: number, message = '') {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** Loads the configuration or ends the process with exit code 2 and one line naming the key. */
+export function loadConfigOrExit(): ResolvedConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError)
+      throw new CliExit(EXIT_USAGE, `steward: invalid configuration: ${error.message}`);
+    throw error;
+  }
+}
+
+export function configStore(config: ResolvedConfig): ConfigStore {
+  return new ConfigStore(config);
+}
+
+export function cliLogger(config: ResolvedConfig, level?: string): Logger {
+  return createLogger({ level: level ?? config.log_level, secrets: () => config.secrets });
+}
+
+/** One line for the terminal: the error's message, never a stack trace. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof StewardError) return error.message;
+  return errorMessage(error);
+}

@@ -1,0 +1,166 @@
+import { ENV_VARS, type ResolvedConfig } from '../config/index.ts';
+import { openDatabase, readLockOwner, serverVersion } from '../db/index.ts';
+import { errorMessage } from '../errors.ts';
+import { redactString } from '../logging/logger.ts';
+import { CliExit, EXIT_ERROR } from './common.ts';
+
+type Check = { name: string; ok: boolean; detail: string; fix?: string };
+
+const SECRET_KEYS = new Set(['secret_key', 'api_token', 'llm.api_key', 'database_url']);
+
+function settingLines(config: ResolvedConfig): string[] {
+  const values: Array<[string, unknown]> = [
+    ['data_dir', config.dataDir],
+    ['database_url', config.database_url],
+    ['host', config.host],
+    ['port', config.port],
+    ['log_level', config.log_level],
+    ['skills_dir', config.skillsDir],
+    ['llm.base_url', config.endpoint.baseUrl],
+    ['llm.api_key', config.endpoint.apiKey],
+    ['secret_key', config.secret_key],
+    ['api_token', config.api_token],
+  ];
+  for (const [role, spec] of Object.entries(config.roster.roles)) {
+    values.push([`llm.roles.${role}.model`, spec ? [spec.model, ...spec.fallbacks].join(' → ') : undefined]);
+  }
+  return values.map(([key, value]) => {
+    const origin = config.sources[key] ?? config.sources[key.split('.').slice(0, -1).join('.')];
+    const from = origin ? `${origin.source} (${origin.name})` : 'default';
+    const shown =
+      value === undefined || value === null ? '(unset)' : SECRET_KEYS.has(key) ? '(set)' : String(value);
+    return `  ${key.padEnd(30)} ${shown.padEnd(40)} from ${from}`;
+  });
+}
+
+async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
+  const owner = config.database_url ? null : readLockOwner(config.dataDir);
+  if (owner) {
+    const url = `http://127.0.0.1:${owner.port}/readyz`;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      const body = (await response.json()) as { vector?: boolean; reason?: string };
+      return [
+        {
+          name: 'database',
+          ok: response.ok,
+          detail: `embedded PGlite in ${config.dataDir}, owned by Steward process ${owner.pid} on port ${owner.port}: ${response.ok ? 'ready' : body.reason}`,
+          fix: response.ok ? undefined : 'see that server’s log',
+        },
+        {
+          name: 'vectors',
+          ok: body.vector === true,
+          detail: body.vector ? 'pgvector available' : 'no pgvector',
+        },
+      ];
+    } catch (error) {
+      return [
+        {
+          name: 'database',
+          ok: false,
+          detail: `owned by process ${owner.pid} (port ${owner.port}) which does not answer: ${errorMessage(error)}`,
+          fix: `stop process ${owner.pid}, then retry`,
+        },
+      ];
+    }
+  }
+  try {
+    const { database, lock } = await openDatabase(config, { migrate: false });
+    try {
+      const version = await serverVersion(database);
+      const backend =
+        database.backend === 'pglite'
+          ? `embedded PGlite in ${config.dataDir}/db`
+          : 'PostgreSQL server (DATABASE_URL)';
+      return [
+        { name: 'database', ok: true, detail: `${backend}, PostgreSQL ${version}` },
+        database.hasVector
+          ? {
+              name: 'vectors',
+              ok: true,
+              detail: 'pgvector available: memory search is hybrid (full text + vectors)',
+            }
+          : {
+              name: 'vectors',
+              ok: false,
+              detail: 'the vector extension is not installed: memory search uses full text only',
+              fix: 'install pgvector on the server (CREATE EXTENSION vector), or use the embedded database',
+            },
+      ];
+    } finally {
+      await database.close();
+      lock?.release();
+    }
+  } catch (error) {
+    return [
+      {
+        name: 'database',
+        ok: false,
+        detail: redactString(errorMessage(error), config.secrets),
+        fix: config.database_url
+          ? 'check DATABASE_URL (host, port, user, database) and that the server runs'
+          : `check that ${config.dataDir} is writable`,
+      },
+    ];
+  }
+}
+
+async function llmCheck(config: ResolvedConfig): Promise<Check> {
+  const { endpoint } = config;
+  if (endpoint.provider === 'none' || !endpoint.baseUrl) {
+    return {
+      name: 'llm',
+      ok: false,
+      detail: 'no LLM endpoint configured: chat answers with setup instructions',
+      fix: 'set OPENROUTER_API_KEY, or LLM_BASE_URL (+ LLM_API_KEY) and LLM_MODEL',
+    };
+  }
+  const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/models`;
+  try {
+    const response = await fetch(url, {
+      headers: endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {},
+      signal: AbortSignal.timeout(5_000),
+    });
+    if (response.ok)
+      return { name: 'llm', ok: true, detail: `${endpoint.provider} at ${endpoint.baseUrl} answers` };
+    const fix =
+      response.status === 401 || response.status === 403
+        ? 'the API key was refused: check OPENROUTER_API_KEY / LLM_API_KEY'
+        : 'check LLM_BASE_URL';
+    return { name: 'llm', ok: false, detail: `${url} answered HTTP ${response.status}`, fix };
+  } catch (error) {
+    return {
+      name: 'llm',
+      ok: false,
+      detail: `${endpoint.baseUrl} does not answer: ${redactString(errorMessage(error), config.secrets)}`,
+      fix: 'check LLM_BASE_URL and that the server is reachable from here',
+    };
+  }
+}
+
+/** `steward doctor`: where each setting came from, and whether each dependency answers. */
+export async function doctorCommand(config: ResolvedConfig): Promise<void> {
+  const out: string[] = ['Settings:', ...settingLines(config)];
+  out.push(`  config file: ${config.configPath ?? '(none; steward.yaml is optional)'}`);
+  out.push(`  environment variables read: ${ENV_VARS.map((variable) => variable.name).join(', ')}`);
+  const checks = [...(await databaseChecks(config)), await llmCheck(config)];
+  const embeddings = config.roster.roles.embeddings;
+  checks.push(
+    embeddings
+      ? { name: 'embeddings', ok: true, detail: `model ${embeddings.model}` }
+      : {
+          name: 'embeddings',
+          ok: false,
+          detail: 'no embeddings model: vector memory search is off',
+          fix: 'set LLM_EMBEDDINGS_MODEL or llm.roles.embeddings in steward.yaml',
+        },
+  );
+  out.push('', 'Checks:');
+  for (const check of checks) {
+    out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+    if (!check.ok && check.fix) out.push(`       fix: ${check.fix}`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+  const fatal = checks.some((check) => check.name === 'database' && !check.ok);
+  if (fatal) throw new CliExit(EXIT_ERROR);
+}

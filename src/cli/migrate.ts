@@ -1,0 +1,14 @@
+import type { ResolvedConfig } from '../config/index.ts';
+import { openDatabase } from '../db/index.ts';
+import { migrate } from '../db/migrate.ts';
+
+export async function migrateCommand(config: ResolvedConfig): Promise<void> {
+  const { database, lock } = await openDatabase(config, { migrate: false });
+  try {
+    const applied = await migrate(database);
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+  } finally {
+    await database.close();
+    lock?.release();
+  }
+}

@@ -1,0 +1,227 @@
+import type { Diagnostic, DomainIndex, SkillDefinition, SkillSource } from '../types.ts';
+import { markdownSection } from './markdown-section.ts';
+import { parseFrontmatter } from './parse-frontmatter.ts';
+import { defaultReadonly, NAME_SEGMENT, skillNameProblem } from './skill-name.ts';
+
+const SKILL_KEYS = [
+  'name',
+  'description',
+  'handler',
+  'readonly',
+  'confirm',
+  'schedule',
+  'timezone',
+  'timeout',
+  'tags',
+  'author',
+  'created',
+];
+const INDEX_KEYS = ['domain', 'description'];
+
+export type SkillFileInput = {
+  /** Absolute path of `<root>/<domain>/<action>.md`. */
+  path: string;
+  text: string;
+  domain: string;
+  action: string;
+  source: SkillSource;
+};
+
+/**
+ * Validates one skill file. Never throws: every problem is a diagnostic, and `skill` is null
+ * when any of them is an error.
+ */
+export function parseSkillFile(input: SkillFileInput): { skill: SkillDefinition | null; diagnostics: Diagnostic[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const expectedName = `${input.domain}.${input.action}`;
+  const pathProblem = skillNameProblem(expectedName);
+  if (pathProblem) errors.push(`file path does not make a valid skill name: ${pathProblem}`);
+
+  const parsed = parseFrontmatter(input.text);
+  if (parsed.status === 'error') {
+    errors.push(parsed.message);
+    return { skill: null, diagnostics: toDiagnostics(input.path, errors, warnings) };
+  }
+  const fields = new FieldReader(parsed.data, errors);
+  for (const key of Object.keys(parsed.data)) {
+    if (!SKILL_KEYS.includes(key)) warnings.push(`unknown frontmatter key "${key}" (known: ${SKILL_KEYS.join(', ')})`);
+  }
+
+  const name = fields.string('name', { required: true });
+  if (name !== undefined && !pathProblem) {
+    const nameProblem = skillNameProblem(name);
+    if (nameProblem) errors.push(`bad name: ${nameProblem}`);
+    else if (name !== expectedName) {
+      errors.push(`name "${name}" does not match the file path, which makes it "${expectedName}"`);
+    }
+  }
+  const description = fields.string('description', { required: true });
+  const handler = fields.string('handler');
+  const readonly = fields.boolean('readonly') ?? defaultReadonly(input.action);
+  const confirm = fields.boolean('confirm') ?? !readonly;
+  const schedule = fields.string('schedule');
+  const timezone = fields.string('timezone');
+  if (timezone !== undefined && !isTimeZone(timezone)) {
+    errors.push(`timezone "${timezone}" is not an IANA time zone (e.g. Europe/Paris)`);
+  }
+  const timeout = fields.positiveNumber('timeout');
+  const tags = fields.stringList('tags') ?? [];
+  const author = fields.string('author');
+  const created = fields.string('created');
+
+  const diagnostics = toDiagnostics(input.path, errors, warnings);
+  if (errors.length > 0 || description === undefined) return { skill: null, diagnostics };
+
+  const body = parsed.body.trim();
+  const skill: SkillDefinition = {
+    name: expectedName,
+    domain: input.domain,
+    action: input.action,
+    description,
+    readonly,
+    confirm,
+    handler: handler ?? expectedName,
+    tags: Object.freeze(tags) as string[],
+    body,
+    usage: usageLine(body) ?? `${expectedName} [flags]`,
+    source: input.source,
+    path: input.path,
+  };
+  if (schedule !== undefined) skill.schedule = schedule;
+  if (timezone !== undefined) skill.timezone = timezone;
+  if (timeout !== undefined) skill.timeoutMs = Math.round(timeout * 1000);
+  if (author !== undefined) skill.author = author;
+  if (created !== undefined) skill.created = created;
+  return { skill: Object.freeze(skill), diagnostics };
+}
+
+export type DomainIndexInput = { path: string; text: string; domain: string; source: SkillSource };
+
+/** Validates a `SKILL.md`: frontmatter `description` required, `domain` (if given) must match the folder. */
+export function parseDomainIndexFile(input: DomainIndexInput): { index: DomainIndex | null; diagnostics: Diagnostic[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (!NAME_SEGMENT.test(input.domain)) errors.push(domainFolderProblem(input.domain));
+  const parsed = parseFrontmatter(input.text);
+  if (parsed.status === 'error') {
+    errors.push(parsed.message);
+    return { index: null, diagnostics: toDiagnostics(input.path, errors, warnings) };
+  }
+  const fields = new FieldReader(parsed.data, errors);
+  for (const key of Object.keys(parsed.data)) {
+    if (!INDEX_KEYS.includes(key)) warnings.push(`unknown frontmatter key "${key}" (known: ${INDEX_KEYS.join(', ')})`);
+  }
+  const domain = fields.string('domain');
+  if (domain !== undefined && domain !== input.domain) {
+    errors.push(`domain "${domain}" does not match the folder name "${input.domain}"`);
+  }
+  const description = fields.string('description', { required: true });
+  const diagnostics = toDiagnostics(input.path, errors, warnings);
+  if (errors.length > 0 || description === undefined) return { index: null, diagnostics };
+  const index: DomainIndex = {
+    domain: input.domain,
+    description,
+    body: parsed.body.trim(),
+    source: input.source,
+    path: input.path,
+    generated: false,
+  };
+  return { index: Object.freeze(index), diagnostics };
+}
+
+export function domainFolderProblem(folder: string): string {
+  return `domain folder "${folder}" is not a valid domain name: use lowercase letters, digits and _, starting with a letter`;
+}
+
+/** First non-empty line of the `## Usage` section, without code fences or backticks. */
+export function usageLine(body: string): string | null {
+  for (const line of markdownSection(body, 'Usage') ?? []) {
+    if (/^\s*(```|~~~)/.test(line)) continue;
+    const text = line.replaceAll('`', '').trim();
+    if (text !== '') return text;
+  }
+  return null;
+}
+
+function toDiagnostics(path: string, errors: string[], warnings: string[]): Diagnostic[] {
+  return [
+    ...errors.map((message) => ({ path, severity: 'error' as const, message })),
+    ...warnings.map((message) => ({ path, severity: 'warning' as const, message })),
+  ];
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a date';
+  if (typeof value === 'object' && value !== null) return 'a mapping';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** Reads typed frontmatter fields; a wrong type becomes an error message and `undefined`. */
+class FieldReader {
+  readonly #data: Record<string, unknown>;
+  readonly #errors: string[];
+
+  constructor(data: Record<string, unknown>, errors: string[]) {
+    this.#data = data;
+    this.#errors = errors;
+  }
+
+  #present(key: string, required: boolean): unknown {
+    const value = this.#data[key];
+    if (value === undefined || value === null) {
+      if (required) this.#errors.push(`missing required field "${key}"`);
+      return undefined;
+    }
+    return value;
+  }
+
+  string(key: string, options: { required?: boolean } = {}): string | undefined {
+    const value = this.#present(key, options.required ?? false);
+    if (value === undefined) return undefined;
+    if (value instanceof Date) return value.toISOString().slice(0, 10);
+    if (typeof value !== 'string') {
+      this.#errors.push(`"${key}" must be text, not ${describe(value)}`);
+      return undefined;
+    }
+    const text = value.trim();
+    if (text === '' && options.required) {
+      this.#errors.push(`"${key}" must not be empty`);
+      return undefined;
+    }
+    return text;
+  }
+
+  boolean(key: string): boolean | undefined {
+    const value = this.#present(key, false);
+    if (value === undefined || typeof value === 'boolean') return value;
+    this.#errors.push(`"${key}" must be true or false, not ${describe(value)}`);
+    return undefined;
+  }
+
+  positiveNumber(key: string): number | undefined {
+    const value = this.#present(key, false);
+    if (value === undefined) return undefined;
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+    this.#errors.push(`"${key}" must be a positive number of seconds, not ${describe(value)}`);
+    return undefined;
+  }
+
+  stringList(key: string): string[] | undefined {
+    const value = this.#present(key, false);
+    if (value === undefined) return undefined;
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return [...value];
+    this.#errors.push(`"${key}" must be a list of text, e.g. [email, communication], not ${describe(value)}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { getTableColumns, getTableName } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { describe, expect, it } from 'vitest';
+import {
+  acquireDataDirLock,
+  listMigrations,
+  migrate,
+  pendingMigrations,
+  readLockOwner,
+  schema,
+} from '../src/db/index.ts';
+import { DataDirLockedError } from '../src/errors.ts';
+import { describeEachBackend } from './support/db.ts';
+
+describeEachBackend('database', (getDb, backend) => {
+  it('applies every migration once and reports none pending', async () => {
+    const database = getDb();
+    expect(await pendingMigrations(database)).toEqual([]);
+    expect(await migrate(database)).toEqual([]);
+    const applied = await database.query<{ name: string }>(
+      'SELECT name FROM steward_migrations ORDER BY name',
+    );
+    const expected = listMigrations()
+      .filter((migration) => !migration.needsVector || database.hasVector)
+      .map((migration) => migration.name);
+    expect(applied.map((row) => row.name)).toEqual(expected);
+  });
+
+  it('knows whether vectors are available', () => {
+    // PGlite ships pgvector; the PostgreSQL server on these machines does not.
+    expect(getDb().hasVector).toBe(backend === 'pglite');
+  });
+
+  it('matches the Drizzle schema column for column', async () => {
+    const database = getDb();
+    for (const table of Object.values(schema) as PgTable[]) {
+      const name = getTableName(table);
+      const rows = await database.query<{ column_name: string }>(
+        'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY column_name',
+        [name],
+      );
+      const declared = Object.values(getTableColumns(table))
+        .map((column) => column.name)
+        .sort();
+      expect(rows.map((row) => row.column_name)).toEqual(declared);
+    }
+  });
+
+  it('keeps channel message ids unique per channel', async () => {
+    const database = getDb();
+    await database.query(
+      "INSERT INTO conversations (id, user_id, channel) VALUES ('c1', 'local', 'telegram')",
+    );
+    const insert = (channel: string) =>
+      database.query(
+        "INSERT INTO messages (conversation_id, user_id, role, content, channel, channel_message_id) VALUES ('c1', 'local', 'user', 'hi', $1, '42')",
+        [channel],
+      );
+    await insert('telegram');
+    await insert('slack');
+    await expect(insert('telegram')).rejects.toThrow();
+  });
+
+  it('rolls a failing transaction back', async () => {
+    const database = getDb();
+    await expect(
+      database.transaction(async (tx) => {
+        await tx.query("INSERT INTO users (id) VALUES ('rollback-me')");
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await database.query("SELECT id FROM users WHERE id = 'rollback-me'")).toEqual([]);
+  });
+
+  it('serializes work under one advisory lock key', async () => {
+    const database = getDb();
+    const order: string[] = [];
+    const section = (name: string) =>
+      database.withAdvisoryLock('test-key', async () => {
+        order.push(`${name}:in`);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        order.push(`${name}:out`);
+      });
+    if (backend === 'postgres') {
+      await Promise.all([section('a'), section('b')]);
+      expect(order.join(' ')).toMatch(/^(a:in a:out b:in b:out|b:in b:out a:in a:out)$/);
+    } else {
+      await section('a');
+      expect(order).toEqual(['a:in', 'a:out']);
+    }
+  });
+});
+
+describe('data dir lock', () => {
+  const dir = () => mkdtempSync(path.join(os.tmpdir(), 'steward-lock-'));
+
+  it('records the owner and its port, and releases', () => {
+    const dataDir = dir();
+    const lock = acquireDataDirLock(dataDir);
+    lock.setPort(4321);
+    expect(readLockOwner(dataDir)).toMatchObject({ pid: process.pid, port: 4321 });
+    lock.release();
+    expect(readLockOwner(dataDir)).toBeNull();
+  });
+
+  it('takes over a stale lock left by a dead process', async () => {
+    const dataDir = dir();
+    const child = spawn(process.execPath, ['-e', '0']);
+    const deadPid = child.pid!;
+    await new Promise((resolve) => child.on('exit', resolve));
+    writeFileSync(
+      path.join(dataDir, 'steward.lock'),
+      JSON.stringify({ pid: deadPid, port: 1, startedAt: '' }),
+    );
+    const lock = acquireDataDirLock(dataDir);
+    expect(readLockOwner(dataDir)?.pid).toBe(process.pid);
+    lock.release();
+  });
+
+  it('refuses a live owner and names it', () => {
+    const dataDir = dir();
+    const parentPid = process.ppid;
+    writeFileSync(
+      path.join(dataDir, 'steward.lock'),
+      JSON.stringify({ pid: parentPid, port: 3999, startedAt: '' }),
+    );
+    expect(() => acquireDataDirLock(dataDir)).toThrow(DataDirLockedError);
+    expect(() => acquireDataDirLock(dataDir)).toThrow(
+      new RegExp(`process ${parentPid} serving on port 3999`),
+    );
+  });
+});
