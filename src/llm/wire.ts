@@ -1,3 +1,4 @@
+import { classifyStatus } from './classify.ts';
 import { LlmError } from './errors.ts';
 import type {
   CacheControl,
@@ -207,9 +208,22 @@ function parseToolCalls(value: unknown, model: string): ToolCall[] {
   });
 }
 
+/** Some gateways (OpenRouter) answer HTTP 200 with `{error: {code, message}}` when the upstream failed. */
+function errorInBody(error: Record<string, unknown>, model: string): LlmError {
+  const message = typeof error.message === 'string' ? error.message : 'unknown error';
+  const code = Number(error.code);
+  const status = Number.isInteger(code) && code >= 400 && code < 600 ? code : null;
+  const errorClass = status === null ? 'bad_response' : classifyStatus(status, message);
+  return new LlmError(errorClass, `${model} failed${status === null ? '' : ` with code ${status}`}: ${message}`, {
+    model,
+    status,
+  });
+}
+
 /** A non-streamed chat completion; throws `bad_response` when it is not one. */
 export function parseCompletion(body: unknown, model: string): ParsedCompletion {
   if (!isRecord(body)) throw badResponse('The response body is not a JSON object', model);
+  if (isRecord(body.error)) throw errorInBody(body.error, model);
   const choices = body.choices;
   if (!Array.isArray(choices) || choices.length === 0) {
     throw badResponse('The response has no choices', model);
