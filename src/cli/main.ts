@@ -3,7 +3,11 @@ import { ConfigError } from '../errors.ts';
 import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } from './common.ts';
 import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
+import { runCommand } from './run.ts';
+import { skillsList, skillsNew, skillsShow, skillsValidate } from './skills.ts';
 import { startCommand } from './start.ts';
+
+const DEFAULT_USER = 'local';
 
 const program = new Command()
   .name('steward')
@@ -25,6 +29,38 @@ program
   .command('doctor')
   .description('check the configuration, database and LLM endpoint, with fixes')
   .action(async () => doctorCommand(loadConfigOrExit()));
+
+program
+  .command('run')
+  .description('execute one skill command (or get_skill …) without any LLM')
+  .argument('<command>', "the command, e.g. 'tasks.search --query report'")
+  .option('--user <id>', 'act as this user', DEFAULT_USER)
+  .option('--json', 'print {status, content, metadata}')
+  .action(async (command: string, options: { user: string; json?: boolean }) =>
+    runCommand(loadConfigOrExit(), command, options),
+  );
+
+const skills = program.command('skills').description('list, show, validate and create skill files');
+skills
+  .command('list')
+  .description('every loaded skill: name, access, source, description')
+  .option('--json', 'print JSON')
+  .action((options: { json?: boolean }) => skillsList(loadConfigOrExit(), options));
+skills
+  .command('show')
+  .description('the page get_skill serves for a domain or skill')
+  .argument('<name>', 'a domain (tasks), a skill (tasks.create) or domain.all')
+  .action((name: string) => skillsShow(loadConfigOrExit(), name));
+skills
+  .command('validate')
+  .description('report every diagnostic; exit 1 on any error')
+  .argument('[dir]', 'a skills root (default: the built-in and user roots)')
+  .action((dir: string | undefined) => skillsValidate(loadConfigOrExit(), dir));
+skills
+  .command('new')
+  .description('write a valid page skeleton into the user skills dir')
+  .argument('<name>', 'DOMAIN.ACTION')
+  .action((name: string) => skillsNew(loadConfigOrExit(), name));
 
 try {
   await program.parseAsync(process.argv);

@@ -1,30 +1,22 @@
-import { ConfigStore, type ResolvedConfig } from '../config/index.ts';
-import { openDatabase } from '../db/index.ts';
+import type { ResolvedConfig } from '../config/index.ts';
 import { createLogger } from '../logging/logger.ts';
+import { createRuntime } from '../runtime.ts';
+import { runRoutes } from '../server/api-run.ts';
 import { createServerApp } from '../server/app.ts';
 import { assertSafeBinding, listen } from '../server/listen.ts';
 
 /**
  * `steward start`: owns the data dir, applies migrations, serves HTTP, watches the config
- * file, and shuts down gracefully on SIGTERM/SIGINT.
+ * file and the skill roots, and shuts down gracefully on SIGTERM/SIGINT.
  */
 export async function startCommand(initial: ResolvedConfig): Promise<void> {
-  const store = new ConfigStore(initial);
-  const logger = createLogger({ level: initial.log_level, secrets: () => store.get().secrets });
   assertSafeBinding(initial.host, initial.api_token);
-  const { database, lock } = await openDatabase(initial);
-  const app = createServerApp({ database, logger, config: () => store.get() });
-  let server: Awaited<ReturnType<typeof listen>>;
-  try {
-    server = await listen(app, { host: initial.host, port: initial.port, apiToken: initial.api_token });
-  } catch (error) {
-    await database.close();
-    lock?.release();
-    throw error;
-  }
-  lock?.setPort(server.port);
-  store.watch(logger);
-  store.onChange((next, previous) => {
+  let secrets = initial.secrets;
+  const logger = createLogger({ level: initial.log_level, secrets: () => secrets });
+  const runtime = await createRuntime(initial, { watch: true, logger });
+  const { config, database, lock } = runtime;
+  config.onChange((next, previous) => {
+    secrets = next.secrets;
     if (
       next.port !== previous.port ||
       next.host !== previous.host ||
@@ -34,6 +26,15 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     logger.level = next.log_level;
   });
+  const app = createServerApp({ database, logger, config: () => config.get(), api: runRoutes(runtime) });
+  let server: Awaited<ReturnType<typeof listen>>;
+  try {
+    server = await listen(app, { host: initial.host, port: initial.port, apiToken: initial.api_token });
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  lock?.setPort(server.port);
   logger.info(
     { url: `http://${server.host}:${server.port}`, database: database.backend, vector: database.hasVector },
     'Steward is listening',
@@ -49,10 +50,8 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    store.close();
     await server.close();
-    await database.close();
-    lock?.release();
+    await runtime.close();
     logger.info('stopped');
     process.exit(0);
   };

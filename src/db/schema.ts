@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   doublePrecision,
   index,
   integer,
@@ -171,4 +172,33 @@ export const llmCalls = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('llm_calls_turn_idx').on(t.turnId)],
+);
+
+export const skillCircuitBreakers = pgTable('skill_circuit_breakers', {
+  skill: text('skill').primaryKey(),
+  /** closed | open | half_open */
+  state: text('state').notNull(),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  openedAt: timestamp('opened_at', { withTimezone: true }),
+  lastError: text('last_error'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const sentinelDecisions = pgTable(
+  'sentinel_decisions',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    executionId: text('execution_id'),
+    turnId: text('turn_id'),
+    userId: text('user_id').notNull(),
+    skill: text('skill').notNull(),
+    command: text('command').notNull(),
+    mission: text('mission'),
+    originalRequest: text('original_request'),
+    approved: boolean('approved').notNull(),
+    reasoning: text('reasoning').notNull(),
+    model: text('model'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sentinel_decisions_turn_idx').on(t.turnId)],
 );

@@ -1,0 +1,59 @@
+import type { ResolvedConfig } from '../config/index.ts';
+import { createRuntime } from '../runtime.ts';
+import { ensureUser, userIdProblem } from '../users/index.ts';
+import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
+import { remoteServer } from './remote.ts';
+
+type RunResult = { status: 'ok' | 'error'; content: string; metadata: Record<string, unknown> };
+
+/**
+ * `steward run "<command>"`: executes one command (or get_skill …) without any LLM and prints
+ * the result. Exit 0 for ok, 1 for an error result, 2 for a usage error.
+ */
+export async function runCommand(
+  config: ResolvedConfig,
+  command: string,
+  options: { user: string; json?: boolean },
+): Promise<void> {
+  const problem = userIdProblem(options.user);
+  if (problem) throw new CliExit(EXIT_USAGE, `steward run: ${problem}`);
+  if (!command.trim())
+    throw new CliExit(EXIT_USAGE, 'steward run: give a command, e.g. steward run "get_skill"');
+  const result = await execute(config, command, options.user);
+  const text = options.json ? JSON.stringify(result, null, 2) : result.content;
+  process.stdout.write(`${text}\n`);
+  if (result.status !== 'ok') throw new CliExit(EXIT_ERROR);
+  throw new CliExit(EXIT_OK);
+}
+
+async function execute(config: ResolvedConfig, command: string, userId: string): Promise<RunResult> {
+  const remote = remoteServer(config);
+  if (remote) {
+    const response = await fetch(`${remote.url}/api/run`, {
+      method: 'POST',
+      headers: remote.headers,
+      body: JSON.stringify({ command, user: userId }),
+    });
+    if (!response.ok) {
+      const body = (await response.json().catch(() => ({}))) as { message?: string };
+      throw new CliExit(
+        EXIT_ERROR,
+        `steward run: the server at ${remote.url} answered ${response.status}: ${body.message ?? ''}`,
+      );
+    }
+    return (await response.json()) as RunResult;
+  }
+  const runtime = await createRuntime(config);
+  try {
+    const user = await ensureUser(runtime.database, userId);
+    const outcome = await runtime.executor.execute({
+      command,
+      caller: { kind: 'cli' },
+      user: { id: user.id, timezone: user.timezone },
+      channel: 'cli',
+    });
+    return { status: outcome.status, content: outcome.content, metadata: outcome.metadata ?? {} };
+  } finally {
+    await runtime.close();
+  }
+}

@@ -1,0 +1,84 @@
+import { fileURLToPath } from 'node:url';
+import { ConfigStore, type ResolvedConfig } from './config/index.ts';
+import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
+import { createLogger, type Logger } from './logging/logger.ts';
+import { type Sentinel, SkillExecutor } from './skills/executor/index.ts';
+import { builtinHandlers } from './skills/handlers/index.ts';
+import { SkillRegistry } from './skills/registry/index.ts';
+import type { SkillHandler, SkillServices } from './skills/types.ts';
+
+export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
+
+/** Everything a running Steward process holds, built once and closed once. */
+export type Runtime = {
+  config: ConfigStore;
+  logger: Logger;
+  database: Database;
+  lock: DataDirLock | null;
+  skills: SkillRegistry;
+  handlers: Map<string, SkillHandler>;
+  services: SkillServices;
+  executor: SkillExecutor;
+  close(): Promise<void>;
+};
+
+export type RuntimeOptions = {
+  /** Watch the config file and skill roots (long-running processes). */
+  watch?: boolean;
+  logger?: Logger;
+  sentinel?: Sentinel | null;
+  /** An already-open database (tests); the runtime then does not close it. */
+  database?: Database;
+  now?: () => Date;
+};
+
+export async function createRuntime(initial: ResolvedConfig, options: RuntimeOptions = {}): Promise<Runtime> {
+  const config = new ConfigStore(initial);
+  const logger =
+    options.logger ?? createLogger({ level: initial.log_level, secrets: () => config.get().secrets });
+  const opened = options.database ? { database: options.database, lock: null } : await openDatabase(initial);
+  const { database, lock } = opened;
+  const skills = new SkillRegistry({
+    roots: [
+      { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
+      { dir: initial.skillsDir, source: 'user' },
+    ],
+    logger,
+  });
+  skills.load();
+  const handlers = builtinHandlers();
+  const services: SkillServices = { database };
+  const executor = new SkillExecutor({
+    database,
+    skills: () => skills.snapshot(),
+    handlers,
+    services,
+    logger,
+    sentinel: options.sentinel ?? null,
+    defaultTimeoutMs: initial.limits.skill_timeout_ms,
+    now: options.now,
+  });
+  if (options.watch) {
+    config.watch(logger);
+    await skills.watch();
+  }
+  let closed = false;
+  return {
+    config,
+    logger,
+    database,
+    lock,
+    skills,
+    handlers,
+    services,
+    executor,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      config.close();
+      await skills.close();
+      if (!options.database) await database.close();
+      lock?.release();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Queryable } from '../../db/index.ts';
+
+export type BreakerOptions = { failureThreshold: number; cooldownMs: number };
+export const DEFAULT_BREAKER: BreakerOptions = { failureThreshold: 5, cooldownMs: 60_000 };
+
+type BreakerRow = {
+  state: 'closed' | 'open' | 'half_open';
+  consecutive_failures: number;
+  opened_at: Date | null;
+};
+
+export type BreakerDecision = { allowed: true; trial: boolean } | { allowed: false; retryInMs: number };
+
+/**
+ * Per-skill circuit breaker, persisted in skill_circuit_breakers so a restart keeps it:
+ * `failureThreshold` consecutive failures open it for `cooldownMs`; then one trial call is
+ * let through (half-open); its success closes the breaker, its failure opens it again.
+ */
+export class CircuitBreakers {
+  readonly #db: Queryable;
+  readonly #options: BreakerOptions;
+  readonly #now: () => Date;
+
+  constructor(db: Queryable, options: Partial<BreakerOptions> = {}, now: () => Date = () => new Date()) {
+    this.#db = db;
+    this.#options = { ...DEFAULT_BREAKER, ...options };
+    this.#now = now;
+  }
+
+  async check(skill: string): Promise<BreakerDecision> {
+    const rows = await this.#db.query<BreakerRow>(
+      'SELECT state, consecutive_failures, opened_at FROM skill_circuit_breakers WHERE skill = $1',
+      [skill],
+    );
+    const row = rows[0];
+    if (!row || row.state === 'closed') return { allowed: true, trial: false };
+    const openedAt = row.opened_at ? new Date(row.opened_at).getTime() : 0;
+    const elapsed = this.#now().getTime() - openedAt;
+    if (row.state === 'open' && elapsed >= this.#options.cooldownMs) {
+      // Exactly one caller wins the move to half-open and makes the trial call.
+      const claimed = await this.#db.query(
+        "UPDATE skill_circuit_breakers SET state = 'half_open', updated_at = $2 WHERE skill = $1 AND state = 'open' RETURNING skill",
+        [skill, this.#now()],
+      );
+      if (claimed.length === 1) return { allowed: true, trial: true };
+    }
+    return { allowed: false, retryInMs: Math.max(0, this.#options.cooldownMs - elapsed) };
+  }
+
+  async recordSuccess(skill: string): Promise<void> {
+    await this.#db.query(
+      "UPDATE skill_circuit_breakers SET state = 'closed', consecutive_failures = 0, opened_at = NULL, updated_at = $2 WHERE skill = $1",
+      [skill, this.#now()],
+    );
+  }
+
+  async recordFailure(skill: string, error: string): Promise<void> {
+    await this.#db.query(
+      `INSERT INTO skill_circuit_breakers (skill, state, consecutive_failures, last_error, updated_at)
+       VALUES ($1, 'closed', 1, $2, $3)
+       ON CONFLICT (skill) DO UPDATE SET
+         consecutive_failures = skill_circuit_breakers.consecutive_failures + 1,
+         last_error = EXCLUDED.last_error,
+         updated_at = EXCLUDED.updated_at`,
+      [skill, error.slice(0, 500), this.#now()],
+    );
+    await this.#db.query(
+      `UPDATE skill_circuit_breakers SET state = 'open', opened_at = $3
+       WHERE skill = $1 AND (state = 'half_open' OR (state = 'closed' AND consecutive_failures >= $2))`,
+      [skill, this.#options.failureThreshold, this.#now()],
+    );
+  }
+}

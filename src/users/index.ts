@@ -1,0 +1,1 @@
+export { ensureUser, isValidTimezone, systemTimezone, type User, userIdProblem } from './users.ts';

@@ -1,0 +1,45 @@
+import type { Queryable } from '../db/index.ts';
+
+export type User = { id: string; displayName: string | null; timezone: string };
+
+/** The machine's IANA time zone, used for users created from this process. */
+export function systemTimezone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+export function isValidTimezone(timezone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
+
+export function userIdProblem(id: string): string | null {
+  return USER_ID.test(id)
+    ? null
+    : `"${id}" is not a valid user id: use letters, digits and _ . : @ - (up to 128 characters).`;
+}
+
+/** Returns the user, creating it (with `timezone`, default the system's) on first use. */
+export async function ensureUser(
+  db: Queryable,
+  id: string,
+  options: { timezone?: string } = {},
+): Promise<User> {
+  const problem = userIdProblem(id);
+  if (problem) throw new Error(problem);
+  await db.query('INSERT INTO users (id, timezone) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+    id,
+    options.timezone ?? systemTimezone(),
+  ]);
+  const rows = await db.query<{ id: string; display_name: string | null; timezone: string }>(
+    'SELECT id, display_name, timezone FROM users WHERE id = $1',
+    [id],
+  );
+  const row = rows[0]!;
+  return { id: row.id, displayName: row.display_name, timezone: row.timezone };
+}
