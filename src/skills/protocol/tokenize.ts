@@ -176,13 +176,10 @@ function unterminated(command: string, position: number, kind: 'single' | 'doubl
 }
 
 /** "column 23" for a one-line command, "line 2, column 5" otherwise (1-based, in characters). */
-export function describePosition(text: string, position: number): string {
+function describePosition(text: string, position: number): string {
   const lineStart = text.lastIndexOf('\n', position - 1) + 1;
   const column = Array.from(text.slice(lineStart, position)).length + 1;
   if (!text.includes('\n')) return `column ${column}`;
-  let line = 1;
-  for (let index = text.indexOf('\n'); index !== -1 && index < position; index = text.indexOf('\n', index + 1)) {
-    line++;
-  }
+  const line = text.slice(0, position).split('\n').length;
   return `line ${line}, column ${column}`;
 }

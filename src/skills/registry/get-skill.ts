@@ -13,7 +13,7 @@ export type GetSkillRequest = {
 const SEARCH_LIMIT = 20;
 const LIST_DOMAINS = 'Run get_skill with no argument to list the domains.';
 const HOW_TO_GO_DEEPER =
-  'Next: get_skill: <domain> for its skills, get_skill: <domain>.<action> for one skill\'s page, ' +
+  "Next: get_skill: <domain> for its skills, get_skill: <domain>.<action> for one skill's page, " +
   'get_skill: <domain>.all for every page of a domain, get_skill --search "words" to search.';
 
 /**
@@ -77,16 +77,21 @@ function searchResult(snapshot: SkillSnapshot, query: string): SkillResult {
   const matches = searchSkills(snapshot, query);
   if (matches.length === 0) return ok(`No skills match "${query}". ${LIST_DOMAINS}`);
   const shown = matches.slice(0, SEARCH_LIMIT).map(({ skill }) => `${skill.name} — ${skill.description}`);
-  const more = matches.length > SEARCH_LIMIT ? [`…and ${matches.length - SEARCH_LIMIT} more; narrow the search.`] : [];
+  const more =
+    matches.length > SEARCH_LIMIT ? [`…and ${matches.length - SEARCH_LIMIT} more; narrow the search.`] : [];
   return ok([`Skills matching "${query}":`, '', ...shown, ...more].join('\n'));
 }
 
 function unknownDomain(snapshot: SkillSnapshot, domain: string): SkillResult {
-  return fail(`Unknown skill domain "${domain}".${suggestion(closestDomains(snapshot, domain))} ${LIST_DOMAINS}`);
+  return fail(
+    `Unknown skill domain "${domain}".${suggestion(closestDomains(snapshot, domain))} ${LIST_DOMAINS}`,
+  );
 }
 
 function domainSkills(snapshot: SkillSnapshot, domain: string): SkillDefinition[] {
-  return [...snapshot.skills.values()].filter((skill) => skill.domain === domain).sort((a, b) => compare(a.name, b.name));
+  return [...snapshot.skills.values()]
+    .filter((skill) => skill.domain === domain)
+    .sort((a, b) => compare(a.name, b.name));
 }
 
 function mentions(body: string, name: string): boolean {

@@ -16,12 +16,23 @@ export type LoadSkillRootsOptions = {
 const INDEX_FILE = 'SKILL.md';
 const KEPT = ' (still using the last valid version)';
 
+type SkillParse = ReturnType<typeof parseSkillFile>;
+type IndexParse = ReturnType<typeof parseDomainIndexFile>;
+type CachedParse = { text: string; source: SkillSource; result: SkillParse | IndexParse };
+
+// Parsing YAML dominates a load; a reload re-reads every file but re-parses only those whose
+// text changed since the snapshot it replaces. Held weakly, so it dies with that snapshot.
+const parsesBySnapshot = new WeakMap<SkillSnapshot, Map<string, CachedParse>>();
+
 /**
  * Loads every skill and domain index under `roots` into a new snapshot. Never throws for bad
  * files: each problem is a diagnostic, and one bad file never stops the others. User roots
  * are applied after built-in ones, so a user skill overrides a built-in of the same name.
  */
-export function loadSkillRoots(roots: readonly SkillRoot[], options: LoadSkillRootsOptions = {}): SkillSnapshot {
+export function loadSkillRoots(
+  roots: readonly SkillRoot[],
+  options: LoadSkillRootsOptions = {},
+): SkillSnapshot {
   const logger = options.logger ?? silentLogger();
   const previous = options.previous;
   const previousSkills = new Map([...(previous?.skills.values() ?? [])].map((skill) => [skill.path, skill]));
@@ -31,8 +42,24 @@ export function loadSkillRoots(roots: readonly SkillRoot[], options: LoadSkillRo
   const diagnostics: Diagnostic[] = [];
   const skills = new Map<string, SkillDefinition>();
   const indexes = new Map<string, DomainIndex>();
+  const previousParses = previous ? parsesBySnapshot.get(previous) : undefined;
+  const parses = new Map<string, CachedParse>();
+  const cached = <Result extends SkillParse | IndexParse>(
+    file: string,
+    text: string,
+    source: SkillSource,
+    parse: () => Result,
+  ): Result => {
+    const hit = previousParses?.get(file);
+    const result = hit && hit.text === text && hit.source === source ? (hit.result as Result) : parse();
+    parses.set(file, { text, source, result });
+    return result;
+  };
 
-  const ordered = [...roots.filter((root) => root.source === 'builtin'), ...roots.filter((root) => root.source === 'user')];
+  const ordered = [
+    ...roots.filter((root) => root.source === 'builtin'),
+    ...roots.filter((root) => root.source === 'user'),
+  ];
   for (const root of ordered) {
     const found = scanRoot(path.resolve(root.dir));
     diagnostics.push(...found.diagnostics);
@@ -40,7 +67,9 @@ export function loadSkillRoots(roots: readonly SkillRoot[], options: LoadSkillRo
     for (const file of found.skillFiles) {
       const text = readText(file.path, diagnostics);
       if (text === null) continue;
-      const parsed = parseSkillFile({ ...file, text, source: root.source });
+      const parsed = cached(file.path, text, root.source, () =>
+        parseSkillFile({ ...file, text, source: root.source }),
+      );
       const kept = parsed.skill ? null : previousSkills.get(file.path);
       diagnostics.push(...(kept ? markKept(parsed.diagnostics) : parsed.diagnostics));
       const skill = parsed.skill ?? kept;
@@ -58,7 +87,9 @@ export function loadSkillRoots(roots: readonly SkillRoot[], options: LoadSkillRo
     for (const file of found.indexFiles) {
       const text = readText(file.path, diagnostics);
       if (text === null) continue;
-      const parsed = parseDomainIndexFile({ ...file, text, source: root.source });
+      const parsed = cached(file.path, text, root.source, () =>
+        parseDomainIndexFile({ ...file, text, source: root.source }),
+      );
       const kept = parsed.index ? null : previousIndexes.get(file.path);
       diagnostics.push(...(kept ? markKept(parsed.diagnostics) : parsed.diagnostics));
       const index = parsed.index ?? kept;
@@ -67,18 +98,21 @@ export function loadSkillRoots(roots: readonly SkillRoot[], options: LoadSkillRo
   }
 
   const byDomain = new Map<string, SkillDefinition[]>();
-  for (const skill of skills.values()) byDomain.set(skill.domain, [...(byDomain.get(skill.domain) ?? []), skill]);
+  for (const skill of skills.values())
+    byDomain.set(skill.domain, [...(byDomain.get(skill.domain) ?? []), skill]);
   const domains = new Map<string, DomainIndex>();
   for (const domain of [...new Set([...indexes.keys(), ...byDomain.keys()])].sort()) {
     domains.set(domain, indexes.get(domain) ?? generatedIndex(domain, byDomain.get(domain) ?? []));
   }
 
-  return Object.freeze({
+  const snapshot: SkillSnapshot = Object.freeze({
     version: (previous?.version ?? 0) + 1,
     skills: new Map([...skills.entries()].sort(([a], [b]) => compare(a, b))),
     domains,
     diagnostics: Object.freeze(diagnostics.sort(compareDiagnostics)),
   });
+  parsesBySnapshot.set(snapshot, parses);
+  return snapshot;
 }
 
 /** The index of a domain that has no SKILL.md: its skills, sorted, with their descriptions. */
@@ -191,7 +225,11 @@ function readText(file: string, diagnostics: Diagnostic[]): string | null {
   } catch (error) {
     // Removed between listing and reading: the next reload sees it gone.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    diagnostics.push({ path: file, severity: 'error', message: `cannot read the file: ${(error as Error).message}` });
+    diagnostics.push({
+      path: file,
+      severity: 'error',
+      message: `cannot read the file: ${(error as Error).message}`,
+    });
     return null;
   }
 }

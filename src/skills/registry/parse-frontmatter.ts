@@ -13,7 +13,8 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   if (!opening) {
     return {
       status: 'error',
-      message: 'missing frontmatter: the file must start with a "---" line, then name and description, then "---"',
+      message:
+        'missing frontmatter: the file must start with a "---" line, then name and description, then "---"',
     };
   }
   const rest = text.slice(opening[0].length);
@@ -27,7 +28,10 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   if (error) {
     // +2: the file's first line is the opening `---`, and lines count from 1.
     const line = yamlText.slice(0, error.pos[0]).split('\n').length + 1;
-    return { status: 'error', message: `unparseable YAML frontmatter (line ${line}): ${error.message.split('\n')[0]}` };
+    return {
+      status: 'error',
+      message: `unparseable YAML frontmatter (line ${line}): ${error.message.split('\n')[0]}`,
+    };
   }
   const data: unknown = document.toJS();
   if (data === null || data === undefined) return { status: 'ok', data: {}, body };

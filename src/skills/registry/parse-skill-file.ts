@@ -31,7 +31,10 @@ export type SkillFileInput = {
  * Validates one skill file. Never throws: every problem is a diagnostic, and `skill` is null
  * when any of them is an error.
  */
-export function parseSkillFile(input: SkillFileInput): { skill: SkillDefinition | null; diagnostics: Diagnostic[] } {
+export function parseSkillFile(input: SkillFileInput): {
+  skill: SkillDefinition | null;
+  diagnostics: Diagnostic[];
+} {
   const errors: string[] = [];
   const warnings: string[] = [];
   const expectedName = `${input.domain}.${input.action}`;
@@ -45,7 +48,8 @@ export function parseSkillFile(input: SkillFileInput): { skill: SkillDefinition 
   }
   const fields = new FieldReader(parsed.data, errors);
   for (const key of Object.keys(parsed.data)) {
-    if (!SKILL_KEYS.includes(key)) warnings.push(`unknown frontmatter key "${key}" (known: ${SKILL_KEYS.join(', ')})`);
+    if (!SKILL_KEYS.includes(key))
+      warnings.push(`unknown frontmatter key "${key}" (known: ${SKILL_KEYS.join(', ')})`);
   }
 
   const name = fields.string('name', { required: true });
@@ -99,7 +103,10 @@ export function parseSkillFile(input: SkillFileInput): { skill: SkillDefinition 
 export type DomainIndexInput = { path: string; text: string; domain: string; source: SkillSource };
 
 /** Validates a `SKILL.md`: frontmatter `description` required, `domain` (if given) must match the folder. */
-export function parseDomainIndexFile(input: DomainIndexInput): { index: DomainIndex | null; diagnostics: Diagnostic[] } {
+export function parseDomainIndexFile(input: DomainIndexInput): {
+  index: DomainIndex | null;
+  diagnostics: Diagnostic[];
+} {
   const errors: string[] = [];
   const warnings: string[] = [];
   if (!NAME_SEGMENT.test(input.domain)) errors.push(domainFolderProblem(input.domain));
@@ -110,7 +117,8 @@ export function parseDomainIndexFile(input: DomainIndexInput): { index: DomainIn
   }
   const fields = new FieldReader(parsed.data, errors);
   for (const key of Object.keys(parsed.data)) {
-    if (!INDEX_KEYS.includes(key)) warnings.push(`unknown frontmatter key "${key}" (known: ${INDEX_KEYS.join(', ')})`);
+    if (!INDEX_KEYS.includes(key))
+      warnings.push(`unknown frontmatter key "${key}" (known: ${INDEX_KEYS.join(', ')})`);
   }
   const domain = fields.string('domain');
   if (domain !== undefined && domain !== input.domain) {

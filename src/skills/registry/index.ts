@@ -1,0 +1,14 @@
+export { closestDomains, closestSkills } from './closest-skills.ts';
+export { type GetSkillRequest, getSkill, skillHelp, skillPage } from './get-skill.ts';
+export {
+  generatedIndex,
+  type LoadSkillRootsOptions,
+  loadSkillRoots,
+  type SkillRoot,
+} from './load-skill-roots.ts';
+export { type DocumentedFlag, parseFlagsSection } from './parse-flags-section.ts';
+export { type SkillMatch, searchSkills } from './search-skills.ts';
+export { defaultReadonly, RESERVED_ACTIONS, skillNameProblem } from './skill-name.ts';
+export { skillPageSkeleton } from './skill-page-skeleton.ts';
+export { type SkillChangeListener, SkillRegistry, type SkillRegistryOptions } from './skill-registry.ts';
+export { validateSkillDir } from './validate-skill-dir.ts';

@@ -1,0 +1,116 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import { type Logger, silentLogger } from '../../logging/logger.ts';
+import type { Diagnostic, SkillSnapshot } from '../types.ts';
+import { loadSkillRoots, type SkillRoot } from './load-skill-roots.ts';
+
+export type SkillRegistryOptions = {
+  roots: SkillRoot[];
+  logger?: Logger;
+  /** Quiet time gathered before a reload, so one save's burst of events reloads once. */
+  debounceMs?: number;
+};
+
+export type SkillChangeListener = (current: SkillSnapshot, previous: SkillSnapshot | null) => void;
+
+/**
+ * Holds the current skill snapshot and swaps it whole on reload, so a reader holding an old
+ * snapshot keeps a consistent view. `watch()` reloads every root shortly after any change.
+ */
+export class SkillRegistry {
+  readonly #roots: SkillRoot[];
+  readonly #logger: Logger;
+  readonly #debounceMs: number;
+  readonly #listeners = new Set<SkillChangeListener>();
+  #current: SkillSnapshot | null = null;
+  #watcher: FSWatcher | null = null;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(options: SkillRegistryOptions) {
+    this.#roots = options.roots.map((root) => ({ ...root, dir: path.resolve(root.dir) }));
+    this.#logger = options.logger ?? silentLogger();
+    this.#debounceMs = options.debounceMs ?? 100;
+  }
+
+  /** (Re)loads every root and swaps the snapshot in. Invalid files keep their last valid version. */
+  load(): SkillSnapshot {
+    const previous = this.#current;
+    const next = loadSkillRoots(this.#roots, { logger: this.#logger, previous: previous ?? undefined });
+    this.#logNewDiagnostics(previous?.diagnostics ?? [], next.diagnostics);
+    this.#current = next;
+    this.#logger.debug({ version: next.version, skills: next.skills.size }, 'skills loaded');
+    for (const listener of this.#listeners) {
+      try {
+        listener(next, previous);
+      } catch (error) {
+        this.#logger.error({ err: error }, 'skill change listener failed');
+      }
+    }
+    return next;
+  }
+
+  /** The current snapshot; loads on first use. */
+  snapshot(): SkillSnapshot {
+    return this.#current ?? this.load();
+  }
+
+  /** Starts watching every root (creating missing user roots); resolves once the watcher is ready. */
+  async watch(): Promise<void> {
+    if (this.#watcher) return;
+    for (const root of this.#roots) if (root.source === 'user') mkdirSync(root.dir, { recursive: true });
+    if (!this.#current) this.load();
+    const dirs = this.#roots.filter((root) => existsSync(root.dir)).map((root) => root.dir);
+    const watcher = watch(dirs, {
+      ignoreInitial: true,
+      depth: 5,
+      ignored: (file, stats) => Boolean(stats?.isFile()) && !file.endsWith('.md'),
+    });
+    this.#watcher = watcher;
+    watcher.on('all', () => this.#scheduleReload());
+    watcher.on('error', (error) => this.#logger.warn({ err: error }, 'skill watcher error'));
+    await new Promise<void>((resolve) => watcher.once('ready', resolve));
+  }
+
+  /** Calls `listener` after every reload. Returns a function that unsubscribes it. */
+  onChange(listener: SkillChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const watcher = this.#watcher;
+    this.#watcher = null;
+    await watcher?.close();
+  }
+
+  // The first event starts the clock; later ones ride along, so a change is live within
+  // debounceMs plus one load however busy the folder is.
+  #scheduleReload(): void {
+    if (this.#timer || !this.#watcher) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      if (!this.#watcher) return;
+      try {
+        this.load();
+      } catch (error) {
+        this.#logger.error({ err: error }, 'skill reload failed');
+      }
+    }, this.#debounceMs);
+  }
+
+  #logNewDiagnostics(before: readonly Diagnostic[], after: readonly Diagnostic[]): void {
+    const key = (diagnostic: Diagnostic) =>
+      `${diagnostic.severity}\u0000${diagnostic.path}\u0000${diagnostic.message}`;
+    const known = new Set(before.map(key));
+    for (const diagnostic of after) {
+      if (known.has(key(diagnostic))) continue;
+      const fields = { path: diagnostic.path, problem: diagnostic.message };
+      if (diagnostic.severity === 'error')
+        this.#logger.warn(fields, `invalid skill file: ${diagnostic.message}`);
+      else this.#logger.info(fields, `skill file warning: ${diagnostic.message}`);
+    }
+  }
+}
