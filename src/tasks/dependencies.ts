@@ -50,7 +50,9 @@ export async function changeDependencies(
   const add = [...new Set(edits.add.map(normalizeId))];
   const remove = [...new Set(edits.remove.map(normalizeId))];
   // Serializes dependency edits per user, so two concurrent edits cannot close a cycle together.
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`steward:task-dependencies:${ctx.userId}`]);
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `steward:task-dependencies:${ctx.userId}`,
+  ]);
   await requireTaskIds(tx, ctx.userId, [...add, ...remove]);
   const before = await dependsOn(tx, taskId);
 
@@ -62,9 +64,10 @@ export async function changeDependencies(
     );
     removed.push(...rows.map((row) => row.depends_on_id));
   }
+  const current = before.filter((id) => !removed.includes(id));
   const added: string[] = [];
   for (const dependencyId of add) {
-    if (before.includes(dependencyId)) continue;
+    if (current.includes(dependencyId)) continue;
     if (dependencyId === taskId) throw new TaskRejection('cycle', `Task ${taskId} cannot depend on itself.`);
     if (await reaches(tx, dependencyId, taskId)) {
       throw new TaskRejection(
@@ -80,10 +83,14 @@ export async function changeDependencies(
     ]);
     added.push(dependencyId);
   }
-  const after = before.filter((id) => !removed.includes(id)).concat(added);
+  const after = current.concat(added);
   if (added.length > 0 || removed.length > 0) {
     await recordHistory(tx, ctx, taskId, [{ field: 'depends_on', oldValue: before, newValue: after }], at);
-    await tx.query('UPDATE tasks SET updated_at = $3 WHERE user_id = $1 AND id = $2', [ctx.userId, taskId, at]);
+    await tx.query('UPDATE tasks SET updated_at = $3 WHERE user_id = $1 AND id = $2', [
+      ctx.userId,
+      taskId,
+      at,
+    ]);
   }
   return { taskId, added, removed, dependsOn: after };
 }

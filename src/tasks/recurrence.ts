@@ -5,7 +5,8 @@ export type RecurrenceRule = { unit: 'day' | 'weekday' | 'week' | 'month' | 'yea
 
 export type RecurrenceResult = { ok: true; rule: string } | { ok: false; error: string };
 
-export const RECURRENCE_FORMS = 'daily, weekdays, weekly, monthly, yearly, every N days, every N weeks, every N months';
+export const RECURRENCE_FORMS =
+  'daily, weekdays, weekly, monthly, yearly, every N days, every N weeks, every N months';
 
 const NAMED: Record<string, RecurrenceRule> = {
   daily: { unit: 'day', every: 1 },
