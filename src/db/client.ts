@@ -35,6 +35,8 @@ export type Database = Queryable & {
    * processes on one database never run it concurrently for the same key.
    */
   withAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /** Like withAdvisoryLock, but runs `fn` only when the lock is free right now; null otherwise. */
+  tryAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<{ value: T } | null>;
   close(): Promise<void>;
 };
 
@@ -80,6 +82,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       ),
     // One connection means one process: the in-process queue is the lock.
     withAdvisoryLock: (_key, fn) => fn(),
+    tryAdvisoryLock: async (_key, fn) => ({ value: await fn() }),
     close: () => client.close(),
   };
   await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
@@ -145,6 +148,23 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
         await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
         try {
           return await fn();
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    tryAdvisoryLock: async (key, fn) => {
+      const client = await pool.connect();
+      try {
+        const rows = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
+          [key],
+        );
+        if (!rows.rows[0]?.locked) return null;
+        try {
+          return { value: await fn() };
         } finally {
           await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
         }

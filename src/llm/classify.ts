@@ -23,7 +23,10 @@ export type AttemptState = {
  * Seconds to wait from a Retry-After header: delta-seconds or an HTTP date. Also reads
  * `retry-after-ms`, which OpenAI sends. Null when absent or unreadable.
  */
-export function parseRetryAfter(headers: Headers | null | undefined, nowMs: number = Date.now()): number | null {
+export function parseRetryAfter(
+  headers: Headers | null | undefined,
+  nowMs: number = Date.now(),
+): number | null {
   if (!headers) return null;
   const milliseconds = headers.get('retry-after-ms');
   if (milliseconds !== null && /^\d+(\.\d+)?$/.test(milliseconds.trim())) return Number(milliseconds) / 1000;
@@ -74,7 +77,8 @@ function statusOf(error: APIError): number | null {
 
 /**
  * Turns whatever one attempt threw into an LlmError with a stable class. Messages name the
- * model and the provider's reason and never contain a secret.
+ * model and the provider's reason and never contain a secret. The SDK error is deliberately
+ * not kept as `cause`: its message, headers and request may carry the key.
  */
 export function toLlmError(error: unknown, state: AttemptState): LlmError {
   const scrub = (text: string) => redactString(text, state.secrets);
@@ -112,10 +116,16 @@ export function toLlmError(error: unknown, state: AttemptState): LlmError {
     return new LlmError(errorClass, scrub(text), { model, status, retryAfterSeconds });
   }
   if (error instanceof SyntaxError) {
-    return new LlmError('bad_response', scrub(`${model} sent a response that is not valid JSON: ${error.message}`), {
-      model,
-    });
+    return new LlmError(
+      'bad_response',
+      scrub(`${model} sent a response that is not valid JSON: ${error.message}`),
+      {
+        model,
+      },
+    );
   }
   // fetch's own failures (socket closed mid-body, DNS) surface as TypeError and friends.
-  return new LlmError('provider_down', scrub(`The call to ${model} failed: ${errorMessage(error)}`), { model });
+  return new LlmError('provider_down', scrub(`The call to ${model} failed: ${errorMessage(error)}`), {
+    model,
+  });
 }

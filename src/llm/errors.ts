@@ -1,7 +1,12 @@
 import { StewardError } from '../errors.ts';
 import type { LlmErrorClass } from './types.ts';
 
-const RETRYABLE: ReadonlySet<LlmErrorClass> = new Set(['rate_limit', 'provider_down', 'timeout', 'bad_response']);
+const RETRYABLE: ReadonlySet<LlmErrorClass> = new Set([
+  'rate_limit',
+  'provider_down',
+  'timeout',
+  'bad_response',
+]);
 
 export class LlmError extends StewardError {
   readonly errorClass: LlmErrorClass;
@@ -12,7 +17,12 @@ export class LlmError extends StewardError {
   constructor(
     errorClass: LlmErrorClass,
     message: string,
-    options: { status?: number | null; retryAfterSeconds?: number | null; model?: string | null; cause?: unknown } = {},
+    options: {
+      status?: number | null;
+      retryAfterSeconds?: number | null;
+      model?: string | null;
+      cause?: unknown;
+    } = {},
   ) {
     super(`llm_${errorClass}`, message, { cause: options.cause });
     this.name = 'LlmError';

@@ -10,7 +10,11 @@ export const RETRY_AFTER_CAP_MS = 60_000;
  * Delay before retry number `attempt + 1`: exponential backoff with full jitter
  * (uniform in [0, min(cap, base·2^attempt)]), but at least the provider's Retry-After.
  */
-export function backoffDelayMs(attempt: number, retryAfterSeconds: number | null, random: () => number): number {
+export function backoffDelayMs(
+  attempt: number,
+  retryAfterSeconds: number | null,
+  random: () => number,
+): number {
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
   const jittered = Math.floor(random() * ceiling);
   if (retryAfterSeconds === null) return jittered;

@@ -31,7 +31,12 @@ const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_REPLY = 3;
 
 /** Rough audio sizing: bytes per second of audio by format, and tokens per second of audio. */
-const AUDIO_BYTES_PER_SECOND: Record<string, number> = { wav: 32_000, flac: 20_000, mp3: 16_000, ogg: 12_000 };
+const AUDIO_BYTES_PER_SECOND: Record<string, number> = {
+  wav: 32_000,
+  flac: 20_000,
+  mp3: 16_000,
+  ogg: 12_000,
+};
 const AUDIO_TOKENS_PER_SECOND = 32;
 
 function countPartTokens(part: ContentPart): number {
@@ -60,7 +65,8 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
     total += TOKENS_PER_MESSAGE + countTokens(message.role);
     total += countContentTokens(message.content);
     if (message.role === 'assistant') {
-      for (const call of message.toolCalls ?? []) total += countTokens(call.name) + countTokens(call.rawArguments);
+      for (const call of message.toolCalls ?? [])
+        total += countTokens(call.name) + countTokens(call.rawArguments);
     }
     if (message.role === 'tool') total += countTokens(message.toolCallId);
   }

@@ -4,7 +4,10 @@ import type { Role } from '../config/index.ts';
 export type CacheControl = { type: 'ephemeral'; ttl?: '5m' | '1h' };
 
 export type TextPart = { type: 'text'; text: string; cache_control?: CacheControl };
-export type AudioPart = { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' | 'ogg' | 'flac' } };
+export type AudioPart = {
+  type: 'input_audio';
+  input_audio: { data: string; format: 'wav' | 'mp3' | 'ogg' | 'flac' };
+};
 export type ContentPart = TextPart | AudioPart;
 
 /** A tool call as the model wrote it; `arguments` is the parsed JSON object. */

@@ -4,7 +4,10 @@ import { errorMessage } from '../errors.ts';
 import { type Logger, silentLogger } from '../logging/logger.ts';
 import type { LlmCallRecord, Usage, UsageRecorder } from './types.ts';
 
-export type TokenCounts = Pick<Usage, 'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'completionTokens'>;
+export type TokenCounts = Pick<
+  Usage,
+  'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'completionTokens'
+>;
 
 const PER_MILLION = 1_000_000;
 
@@ -70,7 +73,10 @@ export function createDbUsageRecorder(database: Queryable, logger: Logger = sile
         record.error ? record.error.slice(0, MAX_ERROR_LENGTH) : null,
       ]);
     } catch (error) {
-      logger.warn({ err: errorMessage(error), model: record.model, role: record.role }, 'could not record LLM call');
+      logger.warn(
+        { err: errorMessage(error), model: record.model, role: record.role },
+        'could not record LLM call',
+      );
     }
   };
 }

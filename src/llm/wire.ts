@@ -57,7 +57,10 @@ function toWireTextPart(part: TextPart): TextPart {
 
 function toWirePart(part: ContentPart): ContentPart {
   if (part.type === 'text') return toWireTextPart(part);
-  return { type: 'input_audio', input_audio: { data: part.input_audio.data, format: part.input_audio.format } };
+  return {
+    type: 'input_audio',
+    input_audio: { data: part.input_audio.data, format: part.input_audio.format },
+  };
 }
 
 export function toWireMessage(message: ChatMessage): WireMessage {
@@ -189,21 +192,21 @@ export function parseToolArguments(raw: string, toolName: string, model: string)
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
-    .join('');
+  return content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
 function parseToolCalls(value: unknown, model: string): ToolCall[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw badResponse('The response has a tool_calls field that is not a list', model);
+  if (!Array.isArray(value))
+    throw badResponse('The response has a tool_calls field that is not a list', model);
   return value.map((entry, index) => {
     const fn = isRecord(entry) && isRecord(entry.function) ? entry.function : null;
     if (!fn || typeof fn.name !== 'string' || fn.name === '') {
       throw badResponse('The response has a tool call without a function name', model);
     }
     const rawArguments = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
-    const id = isRecord(entry) && typeof entry.id === 'string' && entry.id !== '' ? entry.id : `call_${index}`;
+    const id =
+      isRecord(entry) && typeof entry.id === 'string' && entry.id !== '' ? entry.id : `call_${index}`;
     return { id, name: fn.name, rawArguments, arguments: parseToolArguments(rawArguments, fn.name, model) };
   });
 }
@@ -214,10 +217,14 @@ function errorInBody(error: Record<string, unknown>, model: string): LlmError {
   const code = Number(error.code);
   const status = Number.isInteger(code) && code >= 400 && code < 600 ? code : null;
   const errorClass = status === null ? 'bad_response' : classifyStatus(status, message);
-  return new LlmError(errorClass, `${model} failed${status === null ? '' : ` with code ${status}`}: ${message}`, {
-    model,
-    status,
-  });
+  return new LlmError(
+    errorClass,
+    `${model} failed${status === null ? '' : ` with code ${status}`}: ${message}`,
+    {
+      model,
+      status,
+    },
+  );
 }
 
 /** A non-streamed chat completion; throws `bad_response` when it is not one. */
@@ -293,7 +300,8 @@ export class StreamAccumulator {
     const toolCalls = [...this.#toolCalls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, call]): ToolCall => {
-        if (call.name === '') throw badResponse('The stream has a tool call without a function name', this.#model);
+        if (call.name === '')
+          throw badResponse('The stream has a tool call without a function name', this.#model);
         return {
           id: call.id || `call_${index}`,
           name: call.name,

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Roster } from '../../src/config/index.ts';
-import { countTokens } from '../../src/llm/tokens.ts';
 import { OpenAiCompatibleClient, type OpenAiCompatibleClientOptions } from '../../src/llm/openai-client.ts';
+import { countTokens } from '../../src/llm/tokens.ts';
 import type { CacheControl } from '../../src/llm/types.ts';
 import type { WireMessage, WireTool } from '../../src/llm/wire.ts';
 
@@ -162,7 +162,10 @@ function promptBlocks(body: FakeRequestBody): Block[] {
     });
   }
   for (const message of body.messages ?? []) {
-    const head = { role: message.role, tool_call_id: message.role === 'tool' ? message.tool_call_id : undefined };
+    const head = {
+      role: message.role,
+      tool_call_id: message.role === 'tool' ? message.tool_call_id : undefined,
+    };
     const content = message.content;
     if (Array.isArray(content)) {
       content.forEach((part, index) => {
@@ -274,18 +277,30 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (response.destroyed) return;
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
 
-function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
+function sendError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   sendJson(response, status, { error: { code: status, message } }, headers);
 }
 
 /** Starts the fake on 127.0.0.1 at a free port. */
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
+  // Building the tokenizer takes ~1.5 s; pay it here, not inside a test's first (timed) request.
+  countTokens('warm up');
   const dimensions = options.embeddingDimensions ?? 64;
   const cacheClock = options.now ?? Date.now;
   const queue: FakeStep[] = [];
@@ -301,7 +316,12 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   // Assigned below, once the server listens; handlers only run after that.
   let fake: FakeLlm;
 
-  async function answerFailure(response: ServerResponse, failure: FakeFailure, stream: boolean, model: string) {
+  async function answerFailure(
+    response: ServerResponse,
+    failure: FakeFailure,
+    stream: boolean,
+    model: string,
+  ) {
     if ('hang' in failure) {
       hanging.add(response);
       response.on('close', () => hanging.delete(response));
@@ -324,10 +344,18 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       }
       return;
     }
-    const empty = { id: `chatcmpl-fake-${++sequence}`, object: 'chat.completion', created: 0, model, choices: [] };
+    const empty = {
+      id: `chatcmpl-fake-${++sequence}`,
+      object: 'chat.completion',
+      created: 0,
+      model,
+      choices: [],
+    };
     if (stream) {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.end(`data: ${JSON.stringify({ ...empty, object: 'chat.completion.chunk' })}\n\ndata: [DONE]\n\n`);
+      response.end(
+        `data: ${JSON.stringify({ ...empty, object: 'chat.completion.chunk' })}\n\ndata: [DONE]\n\n`,
+      );
     } else {
       sendJson(response, 200, empty);
     }
@@ -400,7 +428,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       chunks.push(
         chunk([
           delta({
-            tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+            tool_calls: [
+              { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+            ],
           }),
         ]),
       );
@@ -492,7 +522,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
           : 'other';
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(incoming.headers)) {
-        if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+        if (value !== undefined)
+          headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
       let body: FakeRequestBody = {};
       let parseError: string | null = null;
@@ -566,7 +597,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     assertDone() {
       const problems = [...errors];
       if (queue.length > 0) problems.push(`${queue.length} chat step(s) never consumed`);
-      if (embeddingQueue.length > 0) problems.push(`${embeddingQueue.length} embeddings step(s) never consumed`);
+      if (embeddingQueue.length > 0)
+        problems.push(`${embeddingQueue.length} embeddings step(s) never consumed`);
       if (problems.length > 0) throw new Error(`fake LLM:\n- ${problems.join('\n- ')}`);
     },
     reset() {
@@ -590,7 +622,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
 // ---------------------------------------------------------------------------------------------
 // A client wired to the fake, for tests in other folders.
 
-export const FAKE_MODELS = { primary: 'fake/primary', fallback: 'fake/fallback', embeddings: 'fake/embed' } as const;
+export const FAKE_MODELS = {
+  primary: 'fake/primary',
+  fallback: 'fake/fallback',
+  embeddings: 'fake/embed',
+} as const;
 
 /** Every chat role on fake/primary with fake/fallback behind it; embeddings on fake/embed. Prices as Claude Sonnet/Haiku. */
 export function fakeRoster(): Roster {
