@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url';
+import { LlmSentinel } from './agents/sentinel-llm.ts';
+import { TurnEngine } from './agents/turn-engine.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
+import { createDbUsageRecorder, createLlmClient } from './llm/index.ts';
+import type { LlmClient } from './llm/types.ts';
 import { createLogger, type Logger } from './logging/logger.ts';
 import { type Sentinel, SkillExecutor } from './skills/executor/index.ts';
 import { builtinHandlers } from './skills/handlers/index.ts';
@@ -19,6 +23,8 @@ export type Runtime = {
   handlers: Map<string, SkillHandler>;
   services: SkillServices;
   executor: SkillExecutor;
+  llm: LlmClient;
+  engine: TurnEngine;
   close(): Promise<void>;
 };
 
@@ -26,7 +32,10 @@ export type RuntimeOptions = {
   /** Watch the config file and skill roots (long-running processes). */
   watch?: boolean;
   logger?: Logger;
+  /** Overrides the sentinel built from config (null: none). */
   sentinel?: Sentinel | null;
+  /** Overrides the LLM client built from config. */
+  llm?: LlmClient;
   /** An already-open database (tests); the runtime then does not close it. */
   database?: Database;
   now?: () => Date;
@@ -48,14 +57,34 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   skills.load();
   const handlers = builtinHandlers();
   const services: SkillServices = { database };
+  const llm =
+    options.llm ?? createLlmClient(initial, { recorder: createDbUsageRecorder(database, logger), logger });
+  let sentinel: Sentinel | null;
+  if (options.sentinel !== undefined) sentinel = options.sentinel;
+  else if (!initial.sentinel.enabled) {
+    logger.warn(
+      'the sentinel is disabled (sentinel.enabled: false): confirm-flagged skills run without an independent check',
+    );
+    sentinel = null;
+  } else sentinel = new LlmSentinel(llm, logger);
   const executor = new SkillExecutor({
     database,
     skills: () => skills.snapshot(),
     handlers,
     services,
     logger,
-    sentinel: options.sentinel ?? null,
+    sentinel,
     defaultTimeoutMs: initial.limits.skill_timeout_ms,
+    now: options.now,
+  });
+  const engine = new TurnEngine({
+    database,
+    llm,
+    executor,
+    skills: () => skills.snapshot(),
+    handlers,
+    config: () => config.get(),
+    logger,
     now: options.now,
   });
   if (options.watch) {
@@ -72,9 +101,12 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     handlers,
     services,
     executor,
+    llm,
+    engine,
     close: async () => {
       if (closed) return;
       closed = true;
+      await engine.drain();
       config.close();
       await skills.close();
       if (!options.database) await database.close();

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../errors.ts';
+import { chatCommand } from './chat.ts';
 import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } from './common.ts';
 import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
@@ -38,6 +39,19 @@ program
   .option('--json', 'print {status, content, metadata}')
   .action(async (command: string, options: { user: string; json?: boolean }) =>
     runCommand(loadConfigOrExit(), command, options),
+  );
+
+program
+  .command('chat')
+  .description('talk to Steward from the terminal (interactive, or --once "text")')
+  .option('--once <text>', 'send one message, print the reply and exit')
+  .option('--user <id>', 'act as this user', DEFAULT_USER)
+  .option('--conversation <id>', 'continue this conversation (default: your latest on the terminal)')
+  .option('--new', 'start a new conversation')
+  .option('--json', 'with --once: print {reply, conversationId, turnId, usage}')
+  .action(
+    async (options: { once?: string; user: string; json?: boolean; conversation?: string; new?: boolean }) =>
+      chatCommand(loadConfigOrExit(), options),
   );
 
 const skills = program.command('skills').description('list, show, validate and create skill files');

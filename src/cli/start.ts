@@ -1,6 +1,8 @@
+import { Hono } from 'hono';
 import type { ResolvedConfig } from '../config/index.ts';
 import { createLogger } from '../logging/logger.ts';
 import { createRuntime } from '../runtime.ts';
+import { chatRoutes } from '../server/api-chat.ts';
 import { runRoutes } from '../server/api-run.ts';
 import { createServerApp } from '../server/app.ts';
 import { assertSafeBinding, listen } from '../server/listen.ts';
@@ -26,7 +28,11 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     logger.level = next.log_level;
   });
-  const app = createServerApp({ database, logger, config: () => config.get(), api: runRoutes(runtime) });
+  await runtime.engine.recoverInterrupted();
+  const api = new Hono();
+  api.route('/', runRoutes(runtime));
+  api.route('/', chatRoutes({ engine: runtime.engine, database }));
+  const app = createServerApp({ database, logger, config: () => config.get(), api });
   let server: Awaited<ReturnType<typeof listen>>;
   try {
     server = await listen(app, { host: initial.host, port: initial.port, apiToken: initial.api_token });

@@ -24,6 +24,9 @@ export function runRoutes(runtime: Pick<Runtime, 'database' | 'executor'>): Hono
       caller: { kind: 'cli' },
       user: { id: user.id, timezone: user.timezone },
       channel: 'api',
+      // A direct command from the (authenticated) user, not an agent's: nothing for the
+      // sentinel to check, and it must work with no LLM configured.
+      confirmed: true,
       signal: c.req.raw.signal,
     });
     return c.json({ status: outcome.status, content: outcome.content, metadata: outcome.metadata ?? {} });

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/index.ts';
+import type { ToolCall } from '../llm/types.ts';
+
+export type Conversation = {
+  id: string;
+  userId: string;
+  channel: string;
+  mode: string | null;
+  summary: string;
+  summaryVersion: number;
+};
+
+export type StoredMessage = {
+  id: number;
+  turnId: string | null;
+  role: 'user' | 'assistant' | 'tool' | 'system';
+  content: string;
+  toolCalls: ToolCall[] | null;
+  toolCallId: string | null;
+  tokenCount: number;
+  createdAt: Date;
+};
+
+type ConversationRow = {
+  id: string;
+  user_id: string;
+  channel: string;
+  mode: string | null;
+  summary: string;
+  summary_version: number;
+};
+
+const toConversation = (row: ConversationRow): Conversation => ({
+  id: row.id,
+  userId: row.user_id,
+  channel: row.channel,
+  mode: row.mode,
+  summary: row.summary,
+  summaryVersion: row.summary_version,
+});
+
+const CONVERSATION_COLUMNS = 'id, user_id, channel, mode, summary, summary_version';
+
+/** The conversation, only when it belongs to `userId` (DESIGN invariant 9). */
+export async function getConversation(db: Queryable, userId: string, id: string): Promise<Conversation | null> {
+  const rows = await db.query<ConversationRow>(
+    `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $1 AND user_id = $2`,
+    [id, userId],
+  );
+  return rows[0] ? toConversation(rows[0]) : null;
+}
+
+export async function createConversation(
+  db: Queryable,
+  userId: string,
+  channel: string,
+  options: { id?: string; mode?: string | null } = {},
+): Promise<Conversation> {
+  const rows = await db.query<ConversationRow>(
+    `INSERT INTO conversations (id, user_id, channel, mode) VALUES ($1, $2, $3, $4) RETURNING ${CONVERSATION_COLUMNS}`,
+    [options.id ?? randomUUID(), userId, channel, options.mode ?? null],
+  );
+  return toConversation(rows[0]!);
+}
+
+/** The user's most recently active conversation on `channel`, or a new one. */
+export async function latestConversation(db: Queryable, userId: string, channel: string): Promise<Conversation> {
+  const rows = await db.query<ConversationRow>(
+    `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE user_id = $1 AND channel = $2 ORDER BY updated_at DESC, created_at DESC LIMIT 1`,
+    [userId, channel],
+  );
+  return rows[0] ? toConversation(rows[0]) : createConversation(db, userId, channel);
+}
+
+export async function setConversationMode(db: Queryable, id: string, mode: string | null): Promise<void> {
+  await db.query('UPDATE conversations SET mode = $2, updated_at = now() WHERE id = $1', [id, mode]);
+}
+
+export type NewMessage = {
+  conversationId: string;
+  userId: string;
+  turnId?: string | null;
+  role: StoredMessage['role'];
+  content: string;
+  toolCalls?: ToolCall[] | null;
+  toolCallId?: string | null;
+  tokenCount?: number;
+  channel?: string | null;
+  channelMessageId?: string | null;
+};
+
+/**
+ * Stores a message. With a channel message id already stored for that channel, stores
+ * nothing and returns `duplicate: true` with the existing id (a redelivered webhook).
+ */
+export async function appendMessage(db: Queryable, message: NewMessage): Promise<{ id: number; duplicate: boolean }> {
+  const rows = await db.query<{ id: number }>(
+    `INSERT INTO messages (conversation_id, user_id, turn_id, role, content, tool_calls, tool_call_id, token_count, channel, channel_message_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (channel, channel_message_id) WHERE channel_message_id IS NOT NULL DO NOTHING
+     RETURNING id`,
+    [
+      message.conversationId,
+      message.userId,
+      message.turnId ?? null,
+      message.role,
+      message.content,
+      message.toolCalls ? JSON.stringify(message.toolCalls) : null,
+      message.toolCallId ?? null,
+      message.tokenCount ?? 0,
+      message.channel ?? null,
+      message.channelMessageId ?? null,
+    ],
+  );
+  await db.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [message.conversationId]);
+  if (rows[0]) return { id: rows[0].id, duplicate: false };
+  const existing = await db.query<{ id: number }>(
+    'SELECT id FROM messages WHERE channel = $1 AND channel_message_id = $2',
+    [message.channel, message.channelMessageId],
+  );
+  return { id: existing[0]!.id, duplicate: true };
+}
+
+export async function setMessageTurn(db: Queryable, messageId: number, turnId: string): Promise<void> {
+  await db.query('UPDATE messages SET turn_id = $2 WHERE id = $1', [messageId, turnId]);
+}
+
+type MessageRow = {
+  id: number;
+  turn_id: string | null;
+  role: StoredMessage['role'];
+  content: string;
+  tool_calls: ToolCall[] | null;
+  tool_call_id: string | null;
+  token_count: number;
+  created_at: Date;
+};
+
+/** The newest `limit` messages of a conversation, oldest first. */
+export async function recentMessages(
+  db: Queryable,
+  conversationId: string,
+  options: { limit?: number; beforeId?: number } = {},
+): Promise<StoredMessage[]> {
+  const rows = await db.query<MessageRow>(
+    `SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, created_at
+     FROM messages WHERE conversation_id = $1 AND ($2::bigint IS NULL OR id < $2)
+     ORDER BY id DESC LIMIT $3`,
+    [conversationId, options.beforeId ?? null, options.limit ?? 200],
+  );
+  return rows.reverse().map((row) => ({
+    id: row.id,
+    turnId: row.turn_id,
+    role: row.role,
+    content: row.content,
+    toolCalls: row.tool_calls,
+    toolCallId: row.tool_call_id,
+    tokenCount: row.token_count,
+    createdAt: new Date(row.created_at),
+  }));
+}
