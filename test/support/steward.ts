@@ -1,0 +1,69 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type ResolvedConfig } from '../../src/config/index.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import type { Backend, TestDatabase } from './db.ts';
+import { createTestDatabase } from './db.ts';
+import type { FakeLlm } from './fake-llm.ts';
+
+/** One model per role, so a fake can tell the orchestrator, sub-agents and the sentinel apart. */
+export const ROLE_MODELS = {
+  orchestrator: 'test/orchestrator',
+  sub_agent: 'test/agent',
+  sentinel: 'test/sentinel',
+  compaction: 'test/compaction',
+  embeddings: 'test/embed',
+} as const;
+
+/** A steward.yaml for tests: the fake as endpoint, one model per role, optional extra YAML. */
+export function writeTestConfig(
+  fakeUrl: string,
+  extraYaml = '',
+): { dir: string; env: Record<string, string> } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-e2e-'));
+  const roles = Object.entries(ROLE_MODELS)
+    .map(([role, model]) => `    ${role}: { model: "${model}" }`)
+    .join('\n');
+  writeFileSync(
+    path.join(dir, 'steward.yaml'),
+    `llm:\n  base_url: "${fakeUrl}"\n  api_key: "test-key-0123456789"\n  max_retries: 2\n  timeout_ms: 10000\n  roles:\n${roles}\n${extraYaml}`,
+  );
+  return {
+    dir,
+    env: {
+      STEWARD_CONFIG: path.join(dir, 'steward.yaml'),
+      STEWARD_DATA_DIR: path.join(dir, 'data'),
+      LOG_LEVEL: 'warn',
+    },
+  };
+}
+
+export type TestSteward = {
+  runtime: Runtime;
+  config: ResolvedConfig;
+  db: TestDatabase;
+  close(): Promise<void>;
+};
+
+/** A full runtime in this process, on a fresh test database, talking to `fake`. */
+export async function startTestSteward(
+  backend: Backend,
+  fake: FakeLlm,
+  options: { extraYaml?: string } = {},
+): Promise<TestSteward> {
+  const { dir, env } = writeTestConfig(fake.url, options.extraYaml);
+  const config = loadConfig({ env, cwd: dir });
+  const db = await createTestDatabase(backend);
+  const runtime = await createRuntime(config, { database: db.database, logger: silentLogger() });
+  return {
+    runtime,
+    config,
+    db,
+    close: async () => {
+      await runtime.close();
+      await db.drop();
+    },
+  };
+}
