@@ -24,6 +24,8 @@ export type Queryable = {
 export type Database = Queryable & {
   readonly backend: 'pglite' | 'postgres';
   readonly orm: Orm;
+  /** The underlying connection, for libraries that need their own (the job queue). */
+  readonly connection: { kind: 'pglite'; client: PGlite } | { kind: 'postgres'; url: string };
   /** True once the `vector` extension is installed in this database. */
   hasVector: boolean;
   /** Runs multi-statement SQL (migrations). */
@@ -67,6 +69,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   const database: Database = {
     backend: 'pglite',
     orm,
+    connection: { kind: 'pglite', client },
     hasVector: false,
     query,
     exec: async (text) => {
@@ -121,6 +124,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   const database: Database = {
     backend: 'postgres',
     orm,
+    connection: { kind: 'postgres', url },
     hasVector: false,
     query,
     exec: async (text) => {
