@@ -4,13 +4,18 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
+  check,
+  customType,
+  date,
   doublePrecision,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -54,6 +59,7 @@ export const conversations = pgTable(
     summaryVersion: integer('summary_version').notNull().default(0),
     summaryModel: text('summary_model'),
     summaryUpdatedAt: timestamp('summary_updated_at', { withTimezone: true }),
+    summaryThroughMessageId: bigint('summary_through_message_id', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -202,3 +208,116 @@ export const sentinelDecisions = pgTable(
   },
   (t) => [index('sentinel_decisions_turn_idx').on(t.turnId)],
 );
+
+/** PostgreSQL's full-text document type; read as its text form, never written (generated). */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/** Tasks are never deleted: tasks.delete sets archived_at. */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    title: text('title').notNull(),
+    description: text('description'),
+    /** todo | in_progress | blocked | done | cancelled */
+    status: text('status').notNull().default('todo'),
+    /** critical | high | medium | low */
+    priority: text('priority').notNull().default('medium'),
+    dueDate: date('due_date', { mode: 'string' }),
+    assignee: text('assignee'),
+    tags: text('tags').array().notNull().default(sql`'{}'`),
+    parentId: text('parent_id').references((): AnyPgColumn => tasks.id),
+    recurrence: text('recurrence'),
+    archivedAt: timestamp('archived_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    searchVector: tsvector('search_vector').generatedAlwaysAs(
+      sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', coalesce(description, '')), 'B')`,
+    ),
+  },
+  (t) => [
+    check('tasks_title_check', sql`btrim(${t.title}) <> ''`),
+    check('tasks_status_check', sql`${t.status} IN ('todo', 'in_progress', 'blocked', 'done', 'cancelled')`),
+    check('tasks_priority_check', sql`${t.priority} IN ('critical', 'high', 'medium', 'low')`),
+    index('tasks_user_status_idx').on(t.userId, t.status),
+    index('tasks_user_due_date_idx').on(t.userId, t.dueDate),
+    index('tasks_user_updated_idx').on(t.userId, t.updatedAt),
+    index('tasks_parent_idx').on(t.parentId),
+    index('tasks_search_idx').using('gin', t.searchVector),
+    index('tasks_tags_idx').using('gin', t.tags),
+  ],
+);
+
+export const taskDependencies = pgTable(
+  'task_dependencies',
+  {
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id),
+    dependsOnId: text('depends_on_id')
+      .notNull()
+      .references(() => tasks.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.taskId, t.dependsOnId] }),
+    check('task_dependencies_check', sql`${t.taskId} <> ${t.dependsOnId}`),
+    index('task_dependencies_depends_on_idx').on(t.dependsOnId),
+  ],
+);
+
+export const taskComments = pgTable(
+  'task_comments',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    author: text('author').notNull(),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('task_comments_task_idx').on(t.taskId, t.createdAt)],
+);
+
+/** One row per changed field, with who changed it (`user:<id>` or `agent:<id>`). */
+export const taskHistory = pgTable(
+  'task_history',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    actor: text('actor').notNull(),
+    field: text('field').notNull(),
+    oldValue: jsonb('old_value'),
+    newValue: jsonb('new_value'),
+    executionId: text('execution_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('task_history_task_idx').on(t.taskId, t.createdAt)],
+);
+
+export const conversationSummaries = pgTable('conversation_summaries', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  conversationId: text('conversation_id')
+    .notNull()
+    .references(() => conversations.id),
+  version: integer('version').notNull(),
+  summary: text('summary').notNull(),
+  tokenCount: integer('token_count').notNull(),
+  model: text('model'),
+  throughMessageId: bigint('through_message_id', { mode: 'number' }).notNull(),
+  topicChanged: boolean('topic_changed').notNull().default(false),
+  createdAt: createdAt(),
+});
