@@ -33,3 +33,26 @@ export async function sample(
 }
 
 export const ms = (value: number) => `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+
+/**
+ * The PostgreSQL server benchmarks also run on: BENCH_DATABASE_URL or TEST_DATABASE_URL, else
+ * the local server at 127.0.0.1:5432 when it answers. Sets TEST_DATABASE_URL so the test
+ * helpers (backends(), createTestDatabase) see it. Null when there is none.
+ */
+export async function useBenchDatabase(): Promise<string | null> {
+  const candidate =
+    process.env.BENCH_DATABASE_URL ||
+    process.env.TEST_DATABASE_URL ||
+    'postgres://postgres@127.0.0.1:5432/test';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: candidate, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    process.env.TEST_DATABASE_URL = candidate;
+    return candidate;
+  } catch {
+    await client.end().catch(() => undefined);
+    return null;
+  }
+}

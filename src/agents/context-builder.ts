@@ -92,8 +92,12 @@ export function contextBlockText(context: ContextBlock): string {
 }
 
 /**
- * The orchestrator's request in DESIGN §6 layout: [system — breakpoint 1, 1 h] [tools]
- * [context block + history — breakpoint 2] [this turn's messages].
+ * The orchestrator's request, laid out for prompt caching: [system — breakpoint 1, 1 h]
+ * [tools] [history — breakpoint 2 on its last user message] [context block: time, summary,
+ * memories] [this turn's messages — breakpoint 3 on the new user message]. The context block
+ * changes every turn (compaction, retrieval), so it sits after the history: the history then
+ * stays a growing, cacheable prefix across turns. Breakpoint 2 lands where the previous turn's
+ * breakpoint 3 was, which is what makes the cross-turn cache hit.
  */
 export function buildOrchestratorMessages(options: {
   systemPrompt: string;
@@ -101,40 +105,32 @@ export function buildOrchestratorMessages(options: {
   history: ChatMessage[];
   turnMessages: ChatMessage[];
 }): ChatMessage[] {
-  const prefix: ChatMessage[] = [
-    {
-      role: 'system',
-      content: [
-        { type: 'text', text: options.systemPrompt, cache_control: { type: 'ephemeral', ttl: '1h' } },
-      ],
-    },
-  ];
-  const contextText = contextBlockText(options.context);
+  const system: ChatMessage = {
+    role: 'system',
+    content: [{ type: 'text', text: options.systemPrompt, cache_control: { type: 'ephemeral', ttl: '1h' } }],
+  };
   const history = [...options.history];
-  // Breakpoint 2 sits on the last stable message before this turn's content.
-  const last = history.at(-1);
-  if (
-    last &&
-    (last.role === 'user' || last.role === 'tool' || (last.role === 'assistant' && !last.toolCalls))
-  ) {
-    history[history.length - 1] = withBreakpoint(last);
-    prefix.push({ role: 'system', content: contextText });
-  } else {
-    prefix.push({
-      role: 'system',
-      content: [{ type: 'text', text: contextText, cache_control: { type: 'ephemeral' } }],
-    });
+  for (let index = history.length - 1; index >= 0; index--) {
+    if (history[index]!.role === 'user') {
+      history[index] = withBreakpoint(history[index]!);
+      break;
+    }
   }
-  return [...prefix, ...history, ...options.turnMessages];
+  return [
+    system,
+    ...history,
+    { role: 'system', content: contextBlockText(options.context) },
+    ...options.turnMessages,
+  ];
 }
 
-function withBreakpoint(message: ChatMessage): ChatMessage {
-  const text = typeof message.content === 'string' ? message.content : null;
-  if (text === null || !text) return message;
-  const part = [{ type: 'text' as const, text, cache_control: { type: 'ephemeral' as const } }];
-  if (message.role === 'user') return { role: 'user', content: part };
-  if (message.role === 'assistant') return { role: 'assistant', content: text };
-  return message;
+/** Marks a user message as a cache breakpoint (its text becomes one part with cache_control). */
+export function withBreakpoint(message: ChatMessage): ChatMessage {
+  if (message.role !== 'user' || typeof message.content !== 'string' || !message.content) return message;
+  return {
+    role: 'user',
+    content: [{ type: 'text', text: message.content, cache_control: { type: 'ephemeral' } }],
+  };
 }
 
 /** Tokens of the stable prefix: system prompt plus tool schemas (o200k; an estimate for non-OpenAI models). */

@@ -19,7 +19,7 @@ import type { SkillExecutor } from '../skills/executor/index.ts';
 import type { SkillHandler, SkillSnapshot } from '../skills/types.ts';
 import { ensureUser, type User } from '../users/index.ts';
 import type { AgentResult, AgentSpec } from './agent-types.ts';
-import { buildOrchestratorMessages, historyWithinBudget } from './context-builder.ts';
+import { buildOrchestratorMessages, historyWithinBudget, withBreakpoint } from './context-builder.ts';
 import { directTools } from './direct-tools.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
 import { type AgentBoard, type LoopOutcome, runOrchestratorLoop } from './orchestrator-loop.ts';
@@ -289,7 +289,7 @@ export class TurnEngine {
         outcome = { kind: 'reply', text: NOT_CONFIGURED_MESSAGE };
         await persist({ role: 'assistant', content: NOT_CONFIGURED_MESSAGE });
       } else {
-        const turnMessages: ChatMessage[] = [{ role: 'user', content: input.text }];
+        const turnMessages: ChatMessage[] = [withBreakpoint({ role: 'user', content: input.text })];
         if (resuming && paused) {
           restoreBoard(board, paused.state);
           const note = await this.#resumeNote(paused.state, turn, emit);

@@ -1,0 +1,168 @@
+import { prefixTokens } from '../src/agents/context-builder.ts';
+import { directTools } from '../src/agents/direct-tools.ts';
+import { orchestratorTools } from '../src/agents/orchestrator-tools.ts';
+import { orchestratorSystemPrompt } from '../src/agents/prompts.ts';
+import type { ChannelMode } from '../src/config/index.ts';
+import { BUILTIN_SKILLS_DIR } from '../src/runtime.ts';
+import { builtinHandlers } from '../src/skills/handlers/index.ts';
+import { loadSkillRoots } from '../src/skills/registry/index.ts';
+import { backends } from '../test/support/db.ts';
+import { type FakeLlm, startFakeLlm } from '../test/support/fake-llm.ts';
+import { ROLE_MODELS, startTestSteward } from '../test/support/steward.ts';
+import { writeSyntheticSkills } from '../test/support/synthetic-skills.ts';
+import { type Bench, type BenchSection, ms, percentile, useBenchDatabase } from './lib.ts';
+
+const MODES: ChannelMode[] = ['multi_agent', 'single_loop', 'direct'];
+
+function prefixSection(): BenchSection {
+  const handlers = builtinHandlers();
+  const sets = [
+    { label: 'built-in', extra: null as string | null },
+    { label: '+50 synthetic (5 domains)', extra: writeSyntheticSkills(50, 5) },
+    { label: '+500 synthetic (10 domains)', extra: writeSyntheticSkills(500, 10) },
+  ];
+  const rows = sets.map(({ label, extra }) => {
+    const snapshot = loadSkillRoots([
+      { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
+      ...(extra ? [{ dir: extra, source: 'user' as const }] : []),
+    ]);
+    const cells = MODES.map((mode) => {
+      const tools =
+        mode === 'direct'
+          ? [...orchestratorTools('direct'), ...directTools(snapshot, handlers)]
+          : orchestratorTools(mode);
+      return prefixTokens(orchestratorSystemPrompt(mode, snapshot), tools);
+    });
+    return [label, snapshot.skills.size, ...cells];
+  });
+  return {
+    title: 'Orchestrator prompt prefix (system + tools), tokens',
+    description:
+      'o200k tokens (js-tiktoken) of the stable prefix sent with every orchestrator request, before any history.',
+    columns: ['skill set', 'skills', 'multi_agent', 'single_loop', 'direct'],
+    rows,
+    notes: [
+      'For comparison: OpenClaw 2026.9.6 sends 9,058 system-prompt tokens plus 2,112 tool tokens with every request (from the issue).',
+      'direct mode gives every skill its own JSON tool: the N-tool baseline the seeds argue against.',
+    ],
+  };
+}
+
+/** A 10-turn conversation where each turn looks up a skill page and answers: two orchestrator calls per turn. */
+async function cachingSection(fake: FakeLlm): Promise<BenchSection> {
+  const steward = await startTestSteward('pglite', fake);
+  fake.respondWith((request) => {
+    if (request.body.model !== ROLE_MODELS.orchestrator)
+      return { text: '{"summary":"","topic_changed":false}' };
+    const last = request.body.messages?.at(-1);
+    return last?.role === 'tool'
+      ? { text: 'Here is what I found.' }
+      : { toolCalls: [{ name: 'get_skill', arguments: { path: 'tasks.search' } }] };
+  });
+  try {
+    for (let turn = 0; turn < 10; turn++) {
+      await steward.runtime.engine.handle({
+        userId: 'local',
+        text: `Question number ${turn + 1} about my tasks`,
+        channel: 'cli',
+      });
+    }
+    const [totals] = await steward.db.database.query<{
+      prompt: number;
+      cached: number;
+      written: number;
+      calls: number;
+    }>(
+      `SELECT sum(prompt_tokens)::int AS prompt, sum(cached_tokens)::int AS cached,
+              sum(cache_write_tokens)::int AS written, count(*)::int AS calls
+       FROM llm_calls WHERE role = 'orchestrator'`,
+    );
+    const { prompt, cached, written, calls } = totals!;
+    const uncached = prompt - cached - written;
+    // The system+tools breakpoint carries a 1 h TTL: written once, at 2× when priced as 1 h.
+    const snapshot = steward.runtime.skills.snapshot();
+    const stable = prefixTokens(
+      orchestratorSystemPrompt('multi_agent', snapshot),
+      orchestratorTools('multi_agent'),
+    );
+    const billed = (stableFactor: number) =>
+      uncached + (written - stable) * 1.25 + stable * stableFactor + cached * 0.1;
+    const saving = (stableFactor: number) => `${(100 * (1 - billed(stableFactor) / prompt)).toFixed(1)} %`;
+    return {
+      title: 'Prompt caching over a scripted 10-turn conversation',
+      description:
+        'Orchestrator calls against the fake LLM, which simulates Anthropic prompt caching at the cache_control breakpoints. Billed input in input-token equivalents under Anthropic pricing (read 0.1×, write 1.25× for 5 min or 2× for 1 h).',
+      columns: [
+        'calls',
+        'prompt tokens',
+        'cached',
+        'cache writes',
+        'billed, all 5 min',
+        'billed, prefix 1 h',
+        'saving, all 5 min',
+        'saving, prefix 1 h',
+      ],
+      rows: [
+        [
+          calls,
+          prompt,
+          cached,
+          written,
+          Math.round(billed(1.25)),
+          Math.round(billed(2)),
+          saving(1.25),
+          saving(2),
+        ],
+      ],
+      notes: [
+        `Without caching every prompt token is billed at 1×: ${prompt} tokens.`,
+        `"prefix 1 h": the system+tools breakpoint (${stable} tokens, 1 h TTL) is written at 2×, every other write at 1.25×. Across conversations within the hour that prefix is read at 0.1×, which this single-conversation figure does not show.`,
+      ],
+    };
+  } finally {
+    fake.respondWith(null);
+    await steward.close();
+  }
+}
+
+async function overheadSection(fake: FakeLlm): Promise<BenchSection> {
+  const rows: Array<Array<string | number>> = [];
+  for (const backend of backends()) {
+    const steward = await startTestSteward(backend, fake, { extraYaml: 'sentinel: { enabled: false }\n' });
+    fake.respondWith((request) =>
+      request.body.model === ROLE_MODELS.orchestrator
+        ? { text: 'ok' }
+        : { text: '{"summary":"","topic_changed":false}' },
+    );
+    try {
+      const durations: number[] = [];
+      for (let index = 0; index < 120; index++) {
+        const started = performance.now();
+        await steward.runtime.engine.handle({ userId: 'local', text: `ping ${index}`, channel: 'cli' });
+        if (index >= 20) durations.push(performance.now() - started);
+      }
+      rows.push([backend, durations.length, ms(percentile(durations, 50)), ms(percentile(durations, 99))]);
+    } finally {
+      fake.respondWith(null);
+      await steward.close();
+    }
+  }
+  return {
+    title: 'Engine overhead per turn (instant model)',
+    description:
+      'Wall time of one turn whose single orchestrator call answers at once from the fake LLM over loopback HTTP: storing the message, the turn and the reply, building the context, recording usage. 100 turns after 20 warm-up turns.',
+    columns: ['backend', 'turns', 'p50', 'p99'],
+    rows,
+  };
+}
+
+const bench: Bench = async () => {
+  await useBenchDatabase();
+  const fake = await startFakeLlm();
+  try {
+    return [prefixSection(), await cachingSection(fake), await overheadSection(fake)];
+  } finally {
+    await fake.close();
+  }
+};
+export default bench;
