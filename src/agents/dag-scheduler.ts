@@ -91,7 +91,7 @@ export async function runDag(options: RunDagOptions): Promise<Map<string, AgentR
   /** Queues `spec` once its dependencies completed, or skips it once one of them cannot. */
   function consider(spec: AgentSpec): void {
     if (results.has(spec.agentId) || running.has(spec.agentId) || waves.has(spec.agentId)) return;
-    const blocked = signal.aborted ? 'turn cancelled' : null;
+    const blocked = signal.aborted ? 'turn cancelled' : blockedReason(spec);
     if (blocked) {
       skip(spec, blocked);
       return;
@@ -103,7 +103,7 @@ export async function runDag(options: RunDagOptions): Promise<Map<string, AgentR
   }
 
   /** Why `spec` can never run, or null while it can (now or once its dependencies finish). */
-  function _blockedReason(spec: AgentSpec): string | null {
+  function blockedReason(spec: AgentSpec): string | null {
     for (const dependency of spec.dependsOn) {
       if (!pending.has(dependency) && !done.has(dependency))
         return `dependency "${dependency}" was never dispatched`;

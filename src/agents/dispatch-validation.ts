@@ -5,46 +5,41 @@ const AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 export const MAX_TOOL_CALLS_LIMIT = 20;
 
 /** Arguments of the `dispatch_agent` tool; the JSON tool schema is generated from this. */
-export const dispatchAgentArgs = z
-  .strictObject({
-    agent_id: z
-      .string()
-      .describe('Unique id for this agent, e.g. "email_agent" or "task_search". Used in depends_on.'),
-    mission: z
-      .string()
-      .describe(
-        'Clear, specific instructions: what to accomplish, the inputs, the expected output and success criteria.',
-      ),
-    skills: z
-      .array(z.string())
-      .describe(
-        'Skills the agent may use, e.g. ["tasks.search", "email.send"], or a whole domain as "email.*". ' +
-          'The agent sees only these.',
-      ),
-    context: z
-      .string()
-      .optional()
-      .describe('Extra context the agent needs (user preferences, facts from earlier). Keep it concise.'),
-    depends_on: z
-      .array(z.string())
-      .optional()
-      .describe(
-        'Ids of agents dispatched earlier this turn that must finish first; their results are given to ' +
-          'this agent. Omit to run in parallel.',
-      ),
-    max_tool_calls: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_TOOL_CALLS_LIMIT)
-      .optional()
-      .describe('Most tool calls the agent may make. Default 5; raise it for multi-step tasks.'),
-    model: z.string().optional().describe('Model override for this agent. Omit to use the default.'),
-  })
-  .describe(
-    'Dispatch a sub-agent with a focused mission and the skills it needs (look them up with get_skill ' +
-      'first). Agents run in parallel unless depends_on orders them. Collect results with get_agent_results.',
-  );
+export const dispatchAgentArgs = z.strictObject({
+  agent_id: z
+    .string()
+    .describe('Unique id for this agent, e.g. "email_agent" or "task_search". Used in depends_on.'),
+  mission: z
+    .string()
+    .describe(
+      'Clear, specific instructions: what to accomplish, the inputs, the expected output and success criteria.',
+    ),
+  skills: z
+    .array(z.string())
+    .describe(
+      'Skills the agent may use, e.g. ["tasks.search", "email.send"], or a whole domain as "email.*". ' +
+        'The agent sees only these.',
+    ),
+  context: z
+    .string()
+    .optional()
+    .describe('Extra context the agent needs (user preferences, facts from earlier). Keep it concise.'),
+  depends_on: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Ids of agents dispatched earlier this turn that must finish first; their results are given to ' +
+        'this agent. Omit to run in parallel.',
+    ),
+  max_tool_calls: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TOOL_CALLS_LIMIT)
+    .optional()
+    .describe('Most tool calls the agent may make. Default 5; raise it for multi-step tasks.'),
+  model: z.string().optional().describe('Model override for this agent. Omit to use the default.'),
+});
 
 export type DispatchAgentArgs = z.infer<typeof dispatchAgentArgs>;
 
