@@ -17,13 +17,19 @@ export const ROLE_MODELS = {
   embeddings: 'test/embed',
 } as const;
 
-/** A steward.yaml for tests: the fake as endpoint, one model per role, optional extra YAML. */
+/**
+ * A steward.yaml for tests: the fake as endpoint, one model per role, optional extra YAML.
+ * Compaction and embeddings are off unless `memory` is set, so scripts that do not care
+ * about memory never see their requests.
+ */
 export function writeTestConfig(
   fakeUrl: string,
   extraYaml = '',
+  options: { memory?: boolean } = {},
 ): { dir: string; env: Record<string, string> } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-e2e-'));
   const roles = Object.entries(ROLE_MODELS)
+    .filter(([role]) => options.memory || (role !== 'compaction' && role !== 'embeddings'))
     .map(([role, model]) => `    ${role}: { model: "${model}" }`)
     .join('\n');
   writeFileSync(
@@ -51,9 +57,9 @@ export type TestSteward = {
 export async function startTestSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: { extraYaml?: string } = {},
+  options: { extraYaml?: string; memory?: boolean } = {},
 ): Promise<TestSteward> {
-  const { dir, env } = writeTestConfig(fake.url, options.extraYaml);
+  const { dir, env } = writeTestConfig(fake.url, options.extraYaml, { memory: options.memory });
   const config = loadConfig({ env, cwd: dir });
   const db = await createTestDatabase(backend);
   const runtime = await createRuntime(config, { database: db.database, logger: silentLogger() });
