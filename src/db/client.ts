@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { StewardError } from '../errors.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 import * as schema from './schema.ts';
 
 export type Orm = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -52,7 +53,11 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     dir = path.join(dataDir, 'db');
     mkdirSync(dir, { recursive: true });
   }
+  // A new cluster starts from the prebuilt template instead of running initdb (seconds faster).
+  const fresh = dir === undefined || !existsSync(path.join(dir, 'PG_VERSION'));
+  const template = fresh ? pgliteTemplate() : null;
   const client = await PGlite.create(dir, {
+    ...(template ? { loadDataDir: template } : {}),
     extensions: { vector },
     parsers: { [INT8]: (value: string) => Number(value), [NUMERIC]: (value: string) => Number(value) },
   });
