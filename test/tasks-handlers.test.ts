@@ -142,7 +142,9 @@ describeEachBackend('tasks skills', (getDb) => {
   });
 
   it('filters by status, priority, tags, due dates and overdue, and sorts', async () => {
-    const ctx = context();
+    // A clock that moves, so creation order is a real order (ties are broken by random ids).
+    let tick = 0;
+    const ctx = context({ now: () => new Date(NOW.getTime() + 1000 * tick++) });
     const make = async (raw: Record<string, unknown>) =>
       idOf(await run(createTaskHandler, { tags: 'hf', ...raw }, ctx));
     const late = await make({ title: 'Late invoice', due: '2026-03-02', priority: 'low' });
