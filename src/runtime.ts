@@ -3,9 +3,12 @@ import { LlmSentinel } from './agents/sentinel-llm.ts';
 import { TurnEngine } from './agents/turn-engine.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
+import { type JobQueue, PgBossQueue } from './jobs/index.ts';
 import { createDbUsageRecorder, createLlmClient } from './llm/index.ts';
 import type { LlmClient } from './llm/types.ts';
 import { createLogger, type Logger } from './logging/logger.ts';
+import { COMPACTION_JOB, EMBED_JOB, enqueueCompaction, registerMemoryJobs } from './memory/background.ts';
+import { llmEmbedder, memoriesForContext } from './memory/index.ts';
 import { type Sentinel, SkillExecutor } from './skills/executor/index.ts';
 import { builtinHandlers } from './skills/handlers/index.ts';
 import { SkillRegistry } from './skills/registry/index.ts';
@@ -25,11 +28,15 @@ export type Runtime = {
   executor: SkillExecutor;
   llm: LlmClient;
   engine: TurnEngine;
+  jobs: JobQueue;
   close(): Promise<void>;
 };
 
 export type RuntimeOptions = {
-  /** Watch the config file and skill roots (long-running processes). */
+  /**
+   * A long-running process: watch the config file and skill roots, and run job workers. A
+   * one-shot process instead runs its queued jobs (compaction) in `close()` before it exits.
+   */
   watch?: boolean;
   logger?: Logger;
   /** Overrides the sentinel built from config (null: none). */
@@ -56,9 +63,16 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   });
   skills.load();
   const handlers = builtinHandlers();
-  const services: SkillServices = { database };
   const llm =
     options.llm ?? createLlmClient(initial, { recorder: createDbUsageRecorder(database, logger), logger });
+  const embeddingsConfigured = () => database.hasVector && config.get().roster.roles.embeddings !== undefined;
+  const embedder = llmEmbedder(llm);
+  const services: SkillServices = {
+    database,
+    embedder: (text, signal) => (embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null)),
+  };
+  const jobs = new PgBossQueue(database, logger);
+  await registerMemoryJobs({ database, llm, jobs, config: () => config.get(), logger, now: options.now });
   let sentinel: Sentinel | null;
   if (options.sentinel !== undefined) sentinel = options.sentinel;
   else if (!initial.sentinel.enabled) {
@@ -86,10 +100,18 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     config: () => config.get(),
     logger,
     now: options.now,
+    memories: ({ userId, text, budgetTokens }) =>
+      memoriesForContext(database, userId, text, budgetTokens, { embedder: services.embedder }),
+    afterTurn: async ({ conversationId }) => {
+      const current = config.get();
+      if (current.endpoint.provider === 'none' || !current.roster.roles.compaction) return;
+      await enqueueCompaction(jobs, conversationId, current.memory.compaction_delay_seconds);
+    },
   });
   if (options.watch) {
     config.watch(logger);
     await skills.watch();
+    await jobs.start();
   }
   let closed = false;
   return {
@@ -103,10 +125,17 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     executor,
     llm,
     engine,
+    jobs,
     close: async () => {
       if (closed) return;
       closed = true;
       await engine.drain();
+      if (!options.watch) {
+        await jobs
+          .drain([COMPACTION_JOB, EMBED_JOB])
+          .catch((error) => logger.warn({ err: error }, 'queued jobs did not finish'));
+      }
+      await jobs.stop();
       config.close();
       await skills.close();
       if (!options.database) await database.close();

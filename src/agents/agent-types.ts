@@ -28,3 +28,16 @@ export type AgentEvent =
   | { type: 'agent_start'; agentId: string; wave: number }
   | { type: 'agent_end'; agentId: string; result: AgentResult }
   | { type: 'agent_skipped'; agentId: string; result: AgentResult };
+
+/** Just the AgentResult fields of a richer outcome (drops transcripts and usage). */
+export function plainResult(outcome: AgentResult): AgentResult {
+  return {
+    agentId: outcome.agentId,
+    status: outcome.status,
+    result: outcome.result,
+    ...(outcome.error ? { error: outcome.error } : {}),
+    toolCallsUsed: outcome.toolCallsUsed,
+    durationMs: outcome.durationMs,
+    ...(outcome.skippedBecause ? { skippedBecause: outcome.skippedBecause } : {}),
+  };
+}

@@ -1,18 +1,14 @@
 import type { ChannelMode, Limits } from '../config/index.ts';
-import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { LlmError } from '../llm/errors.ts';
-import type { ChatMessage, ChatResponse, LlmClient, ToolCall, ToolDefinition } from '../llm/types.ts';
-import type { Logger } from '../logging/logger.ts';
-import type { SkillExecutor } from '../skills/executor/index.ts';
+import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../llm/types.ts';
+import { emptyUsage } from '../llm/usage.ts';
 import { formatCommand } from '../skills/protocol/index.ts';
 import { getSkill } from '../skills/registry/index.ts';
-import type { SkillSnapshot } from '../skills/types.ts';
-import type { AgentResult, AgentSpec } from './agent-types.ts';
+import { type AgentResult, type AgentSpec, plainResult } from './agent-types.ts';
 import { formatAgentResults, runDag } from './dag-scheduler.ts';
 import { directToolCommand, flagsFromJson } from './direct-tools.ts';
 import { parseDispatchArgs, validateDispatch } from './dispatch-validation.ts';
-import type { Emit } from './events.ts';
 import {
   getAgentResultsArgs,
   getSkillArgs,
@@ -36,15 +32,8 @@ export type AgentBoard = {
   outcomes: Map<string, SubAgentOutcome>;
 };
 
-export type LoopDeps = {
-  llm: LlmClient;
-  executor: SkillExecutor;
-  skills: () => SkillSnapshot;
-  database: Database;
-  logger: Logger;
-  now: () => Date;
-  emit: Emit;
-};
+/** The orchestrator loop needs exactly what its sub-agents need. */
+export type LoopDeps = SubAgentDeps;
 
 export type LoopInput = {
   mode: ChannelMode;
@@ -245,18 +234,6 @@ function dispatch(deps: LoopDeps, input: LoopInput, raw: Record<string, unknown>
   return `Queued agent ${parsed.spec.agentId}. Dispatch any others, then call get_agent_results.`;
 }
 
-function subAgentDeps(deps: LoopDeps): SubAgentDeps {
-  return {
-    llm: deps.llm,
-    executor: deps.executor,
-    skills: deps.skills,
-    database: deps.database,
-    logger: deps.logger,
-    now: deps.now,
-    emit: deps.emit,
-  };
-}
-
 async function collectResults(
   deps: LoopDeps,
   input: LoopInput,
@@ -290,7 +267,7 @@ async function collectResults(
           });
       },
       runAgent: async (spec, dependencyResults, signal) => {
-        const outcome = await runSubAgent(subAgentDeps(deps), {
+        const outcome = await runSubAgent(deps, {
           spec,
           dependencyResults,
           turn: input.turn,
@@ -311,7 +288,7 @@ async function collectResults(
             ...result,
             executionId: '',
             transcript: [],
-            usage: emptyUsageValue(),
+            usage: emptyUsage(),
             confirmation: null,
           });
         }
@@ -339,7 +316,7 @@ async function messageAgent(
   if (!spec || !previous?.executionId) {
     return `Agent ${agentId} has not run in this turn. Dispatch it, call get_agent_results, then message it.`;
   }
-  const outcome = await runSubAgent(subAgentDeps(deps), {
+  const outcome = await runSubAgent(deps, {
     spec,
     dependencyResults: [],
     turn: input.turn,
@@ -352,20 +329,4 @@ async function messageAgent(
   input.board.outcomes.set(agentId, outcome);
   if (outcome.confirmation) confirmations.push(outcome.confirmation);
   return formatAgentResults([plainResult(outcome)]);
-}
-
-function plainResult(outcome: AgentResult): AgentResult {
-  return {
-    agentId: outcome.agentId,
-    status: outcome.status,
-    result: outcome.result,
-    ...(outcome.error ? { error: outcome.error } : {}),
-    toolCallsUsed: outcome.toolCallsUsed,
-    durationMs: outcome.durationMs,
-    ...(outcome.skippedBecause ? { skippedBecause: outcome.skippedBecause } : {}),
-  };
-}
-
-function emptyUsageValue() {
-  return { promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, cost: 0 };
 }

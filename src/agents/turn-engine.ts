@@ -5,6 +5,7 @@ import { StewardError } from '../errors.ts';
 import { NOT_CONFIGURED_MESSAGE } from '../llm/not-configured.ts';
 import { countTokens } from '../llm/tokens.ts';
 import type { ChatMessage, LlmClient, ToolDefinition, Usage } from '../llm/types.ts';
+import { emptyUsage } from '../llm/usage.ts';
 import type { Logger } from '../logging/logger.ts';
 import {
   appendMessage,
@@ -18,7 +19,7 @@ import {
 import type { SkillExecutor } from '../skills/executor/index.ts';
 import type { SkillHandler, SkillSnapshot } from '../skills/types.ts';
 import { ensureUser, type User } from '../users/index.ts';
-import type { AgentResult, AgentSpec } from './agent-types.ts';
+import { type AgentResult, type AgentSpec, plainResult } from './agent-types.ts';
 import { buildOrchestratorMessages, historyWithinBudget, withBreakpoint } from './context-builder.ts';
 import { directTools } from './direct-tools.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
@@ -26,7 +27,7 @@ import { type AgentBoard, type LoopOutcome, runOrchestratorLoop } from './orches
 import { orchestratorTools } from './orchestrator-tools.ts';
 import { isAffirmative, progressReport } from './progress-report.ts';
 import { describeNow, orchestratorSystemPrompt } from './prompts.ts';
-import type { PendingConfirmation, SubAgentOutcome, TurnScope } from './sub-agent.ts';
+import type { PendingConfirmation, TurnScope } from './sub-agent.ts';
 import { TurnBudget } from './turn-budget.ts';
 
 export type TurnStatus = 'running' | 'completed' | 'paused' | 'interrupted' | 'failed';
@@ -69,7 +70,7 @@ export type EngineDeps = {
   config: () => ResolvedConfig;
   logger: Logger;
   memories?: MemoryHook;
-  /** Runs after each finished turn (compaction); tracked so `drain()` can wait for it. */
+  /** Runs after each finished turn, before its reply is returned (queues compaction). Must be quick. */
   afterTurn?: (turn: { turnId: string; conversationId: string; userId: string }) => Promise<void>;
   now?: () => Date;
 };
@@ -94,7 +95,6 @@ const MAX_TOOL_RESULT_IN_HISTORY = 600;
 export class TurnEngine {
   readonly #deps: EngineDeps;
   readonly #queues = new Map<string, Promise<unknown>>();
-  readonly #background = new Set<Promise<unknown>>();
   readonly #now: () => Date;
 
   constructor(deps: EngineDeps) {
@@ -124,11 +124,9 @@ export class TurnEngine {
     );
   }
 
-  /** Waits for queued turns and their background work (a one-shot process calls this before exiting). */
+  /** Waits for every queued turn (a one-shot process calls this before exiting). */
   async drain(): Promise<void> {
-    while (this.#queues.size > 0 || this.#background.size > 0) {
-      await Promise.allSettled([...this.#queues.values(), ...this.#background]);
-    }
+    while (this.#queues.size > 0) await Promise.allSettled([...this.#queues.values()]);
   }
 
   /**
@@ -207,7 +205,7 @@ export class TurnEngine {
       conversationId,
       turnId: turn?.id ?? '',
       status: turn?.status ?? 'running',
-      usage: { promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, cost: 0 },
+      usage: emptyUsage(),
       duplicate: true,
     };
   }
@@ -562,11 +560,10 @@ export class TurnEngine {
     );
     options.emit({ type: 'turn_end', turnId, status, reply, usage });
     if (this.#deps.afterTurn && status !== 'failed') {
-      const job = this.#deps
+      // Awaited so the follow-up work (a queued compaction job) is stored before the reply goes out.
+      await this.#deps
         .afterTurn({ turnId, conversationId: options.conversation.id, userId: options.user.id })
         .catch((error) => this.#deps.logger.error({ err: error, turnId }, 'after-turn work failed'));
-      this.#background.add(job);
-      void job.finally(() => this.#background.delete(job));
     }
     return { reply, conversationId: options.conversation.id, turnId, status, usage, duplicate: false };
   }
@@ -591,18 +588,6 @@ export class TurnEngine {
   }
 }
 
-function plainResult(outcome: SubAgentOutcome | AgentResult): AgentResult {
-  return {
-    agentId: outcome.agentId,
-    status: outcome.status,
-    result: outcome.result,
-    ...(outcome.error ? { error: outcome.error } : {}),
-    toolCallsUsed: outcome.toolCallsUsed,
-    durationMs: outcome.durationMs,
-    ...(outcome.skippedBecause ? { skippedBecause: outcome.skippedBecause } : {}),
-  };
-}
-
 /** Completed agents of a paused turn stay done; the rest may be re-dispatched or run. */
 function restoreBoard(board: AgentBoard, state: PausedState): void {
   if (state.kind === 'interrupted') return;
@@ -617,7 +602,7 @@ function restoreBoard(board: AgentBoard, state: PausedState): void {
       ...result,
       executionId: '',
       transcript: [],
-      usage: zeroUsage(),
+      usage: emptyUsage(),
       confirmation: null,
     });
   }
@@ -626,10 +611,6 @@ function restoreBoard(board: AgentBoard, state: PausedState): void {
     const result = state.results.find((r) => r.agentId === spec.agentId);
     if (!result) board.specs.set(spec.agentId, spec);
   }
-}
-
-function zeroUsage(): Usage {
-  return { promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, cost: 0 };
 }
 
 export type { TurnEvent };

@@ -48,6 +48,19 @@ export const limitsSchema = z
   .strict();
 export type Limits = z.infer<typeof limitsSchema>;
 
+export const memorySchema = z
+  .object({
+    summary_budget_tokens: z.number().int().positive().default(500),
+    memory_budget_tokens: z.number().int().positive().default(800),
+    history_budget_tokens: z.number().int().positive().default(6_000),
+    /** Compaction waits this long after a turn, so quick follow-ups fold in one job. */
+    compaction_delay_seconds: z.number().int().min(0).default(2),
+    decay_half_life_days: z.number().positive().default(30),
+    archive_below_importance: z.number().min(0).max(1).default(0.1),
+    archive_after_days: z.number().positive().default(90),
+  })
+  .strict();
+
 /** The whole configuration, after file and environment are merged. Keys are snake_case as in steward.yaml. */
 export const configSchema = z
   .object({
@@ -95,14 +108,7 @@ export const configSchema = z
       .object({ enabled: z.boolean().default(true) })
       .strict()
       .default({ enabled: true }),
-    memory: z
-      .object({
-        summary_budget_tokens: z.number().int().positive().default(500),
-        memory_budget_tokens: z.number().int().positive().default(800),
-        history_budget_tokens: z.number().int().positive().default(6_000),
-      })
-      .strict()
-      .default({ summary_budget_tokens: 500, memory_budget_tokens: 800, history_budget_tokens: 6_000 }),
+    memory: memorySchema.default(memorySchema.parse({})),
   })
   .strict();
 

@@ -16,8 +16,10 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  real,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
@@ -321,3 +323,132 @@ export const conversationSummaries = pgTable('conversation_summaries', {
   topicChanged: boolean('topic_changed').notNull().default(false),
   createdAt: createdAt(),
 });
+
+/**
+ * Long-term memories. Never deleted: the lifecycle job sets archived_at. Embeddings are not
+ * here: migrations/0004_memory.vector.sql creates `memory_embeddings (memory_id, embedding
+ * vector)` only where pgvector exists, and raw SQL in src/memory/store/ owns it.
+ */
+export const memoryEntries = pgTable(
+  'memory_entries',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    content: text('content').notNull(),
+    tags: text('tags').array().notNull().default(sql`'{}'`),
+    /** preference | fact | decision | goal | relationship | context | instruction */
+    category: text('category').notNull(),
+    importance: real('importance').notNull().default(0.5),
+    /** user | compaction | agent | import */
+    sourceType: text('source_type').notNull().default('user'),
+    sourceConversationId: text('source_conversation_id'),
+    /** sha256 of the normalized content. */
+    contentHash: text('content_hash').notNull(),
+    embeddingModel: text('embedding_model'),
+    /** Null until the current content is embedded. */
+    embeddedAt: timestamp('embedded_at', { withTimezone: true }),
+    accessedAt: timestamp('accessed_at', { withTimezone: true }).notNull().defaultNow(),
+    decayedAt: timestamp('decayed_at', { withTimezone: true }),
+    archivedAt: timestamp('archived_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    searchVector: tsvector('search_vector').generatedAlwaysAs(
+      sql`setweight(to_tsvector('english', content), 'A') || setweight(to_tsvector('english', memory_tags_text(tags)), 'B')`,
+    ),
+  },
+  (t) => [
+    check('memory_entries_content_check', sql`btrim(${t.content}) <> ''`),
+    check(
+      'memory_entries_category_check',
+      sql`${t.category} IN ('preference', 'fact', 'decision', 'goal', 'relationship', 'context', 'instruction')`,
+    ),
+    check('memory_entries_importance_check', sql`${t.importance} >= 0 AND ${t.importance} <= 1`),
+    check(
+      'memory_entries_source_type_check',
+      sql`${t.sourceType} IN ('user', 'compaction', 'agent', 'import')`,
+    ),
+    index('memory_entries_user_category_idx').on(t.userId, t.category),
+    index('memory_entries_user_archived_idx').on(t.userId, t.archivedAt),
+    index('memory_entries_search_idx').using('gin', t.searchVector),
+    index('memory_entries_tags_idx').using('gin', t.tags),
+    index('memory_entries_unembedded_idx')
+      .on(t.createdAt)
+      .where(sql`embedded_at IS NULL AND archived_at IS NULL`),
+  ],
+);
+
+/** People, organizations, projects… named in memories; one row per user, name and kind. */
+export const entities = pgTable(
+  'entities',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    name: text('name').notNull(),
+    /** person | organization | project | place | topic | other */
+    kind: text('kind').notNull().default('other'),
+    normalizedName: text('normalized_name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique('entities_user_id_normalized_name_kind_key').on(t.userId, t.normalizedName, t.kind),
+    check('entities_name_check', sql`btrim(${t.name}) <> ''`),
+    check(
+      'entities_kind_check',
+      sql`${t.kind} IN ('person', 'organization', 'project', 'place', 'topic', 'other')`,
+    ),
+  ],
+);
+
+export const entityRelations = pgTable(
+  'entity_relations',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    sourceEntityId: text('source_entity_id')
+      .notNull()
+      .references(() => entities.id),
+    targetEntityId: text('target_entity_id')
+      .notNull()
+      .references(() => entities.id),
+    relation: text('relation').notNull(),
+    /** The memory the relation was first learnt from. */
+    memoryId: text('memory_id').references(() => memoryEntries.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique('entity_relations_source_entity_id_target_entity_id_relation_key').on(
+      t.sourceEntityId,
+      t.targetEntityId,
+      t.relation,
+    ),
+    check('entity_relations_relation_check', sql`btrim(${t.relation}) <> ''`),
+    check('entity_relations_check', sql`${t.sourceEntityId} <> ${t.targetEntityId}`),
+    index('entity_relations_target_idx').on(t.targetEntityId),
+  ],
+);
+
+export const entityMentions = pgTable(
+  'entity_mentions',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    entityId: text('entity_id')
+      .notNull()
+      .references(() => entities.id),
+    memoryId: text('memory_id').references(() => memoryEntries.id),
+    conversationId: text('conversation_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique('entity_mentions_entity_id_memory_id_key').on(t.entityId, t.memoryId),
+    index('entity_mentions_memory_idx').on(t.memoryId),
+  ],
+);

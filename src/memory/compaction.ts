@@ -4,17 +4,7 @@ import { StewardError } from '../errors.ts';
 import { countTokens, truncateToTokens } from '../llm/tokens.ts';
 import type { ChatMessage, LlmClient } from '../llm/types.ts';
 import type { Logger } from '../logging/logger.ts';
-
-const CATEGORIES = [
-  'preference',
-  'fact',
-  'decision',
-  'goal',
-  'relationship',
-  'context',
-  'instruction',
-] as const;
-const ENTITY_KINDS = ['person', 'organization', 'project', 'place', 'topic', 'other'] as const;
+import { ENTITY_KINDS, MEMORY_CATEGORIES } from './store/index.ts';
 
 /** What the compaction model must answer: strict JSON. */
 export const compactionAnswer = z.object({
@@ -24,7 +14,7 @@ export const compactionAnswer = z.object({
     .object({
       content: z.string().min(1),
       tags: z.array(z.string()).default([]),
-      category: z.enum(CATEGORIES).default('fact'),
+      category: z.enum(MEMORY_CATEGORIES).default('fact'),
       importance: z.number().min(0).max(1).default(0.5),
       entities: z
         .array(z.object({ name: z.string().min(1), kind: z.enum(ENTITY_KINDS).default('other') }))

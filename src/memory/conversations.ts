@@ -43,7 +43,11 @@ const toConversation = (row: ConversationRow): Conversation => ({
 const CONVERSATION_COLUMNS = 'id, user_id, channel, mode, summary, summary_version';
 
 /** The conversation, only when it belongs to `userId` (DESIGN invariant 9). */
-export async function getConversation(db: Queryable, userId: string, id: string): Promise<Conversation | null> {
+export async function getConversation(
+  db: Queryable,
+  userId: string,
+  id: string,
+): Promise<Conversation | null> {
   const rows = await db.query<ConversationRow>(
     `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $1 AND user_id = $2`,
     [id, userId],
@@ -65,7 +69,11 @@ export async function createConversation(
 }
 
 /** The user's most recently active conversation on `channel`, or a new one. */
-export async function latestConversation(db: Queryable, userId: string, channel: string): Promise<Conversation> {
+export async function latestConversation(
+  db: Queryable,
+  userId: string,
+  channel: string,
+): Promise<Conversation> {
   const rows = await db.query<ConversationRow>(
     `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE user_id = $1 AND channel = $2 ORDER BY updated_at DESC, created_at DESC LIMIT 1`,
     [userId, channel],
@@ -94,7 +102,10 @@ export type NewMessage = {
  * Stores a message. With a channel message id already stored for that channel, stores
  * nothing and returns `duplicate: true` with the existing id (a redelivered webhook).
  */
-export async function appendMessage(db: Queryable, message: NewMessage): Promise<{ id: number; duplicate: boolean }> {
+export async function appendMessage(
+  db: Queryable,
+  message: NewMessage,
+): Promise<{ id: number; duplicate: boolean }> {
   const rows = await db.query<{ id: number }>(
     `INSERT INTO messages (conversation_id, user_id, turn_id, role, content, tool_calls, tool_call_id, token_count, channel, channel_message_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)

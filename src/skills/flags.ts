@@ -24,11 +24,14 @@ export const flag = {
     return z.preprocess(single, schema);
   },
   bool: () =>
-    z.preprocess((value) => {
-      if (value === true || value === 'true' || value === 'yes' || value === '1') return true;
-      if (value === 'false' || value === 'no' || value === '0') return false;
-      return value;
-    }, z.boolean({ error: 'is a switch: give it alone, or as --flag=true / --flag=false' })),
+    z.preprocess(
+      (value) => {
+        if (value === true || value === 'true' || value === 'yes' || value === '1') return true;
+        if (value === 'false' || value === 'no' || value === '0') return false;
+        return value;
+      },
+      z.boolean({ error: 'is a switch: give it alone, or as --flag=true / --flag=false' }),
+    ),
   enum: <const Values extends readonly [string, ...string[]]>(values: Values) =>
     z.preprocess(
       (value) => (typeof value === 'string' ? value.toLowerCase() : single(value)),

@@ -63,6 +63,11 @@ export type SkillSnapshot = {
 /** Services a handler may use. Later capabilities add optional members. */
 export type SkillServices = {
   database: Database;
+  /**
+   * Embeds a search query (memory.search). Resolves null when no embeddings model is
+   * configured; may reject when the model fails, and callers then search without vectors.
+   */
+  embedder?: (text: string, signal?: AbortSignal) => Promise<{ vector: number[]; model: string } | null>;
 };
 
 export type SkillUser = { id: string; timezone: string };

@@ -1,10 +1,11 @@
 import type { SkillHandler } from '../types.ts';
+import { memoryHandlers } from './memory/index.ts';
 import { taskHandlers } from './tasks/index.ts';
 
 /** Every built-in handler, registered under its skill name. */
 export function builtinHandlers(): Map<string, SkillHandler> {
   const handlers = new Map<string, SkillHandler>();
-  for (const handler of [...taskHandlers]) {
+  for (const handler of [...taskHandlers, ...memoryHandlers]) {
     if (handlers.has(handler.name)) throw new Error(`two handlers named ${handler.name}`);
     handlers.set(handler.name, handler);
   }

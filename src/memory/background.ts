@@ -1,0 +1,112 @@
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Database } from '../db/index.ts';
+import type { JobQueue } from '../jobs/index.ts';
+import type { LlmClient } from '../llm/types.ts';
+import type { Logger } from '../logging/logger.ts';
+import { systemTimezone } from '../users/index.ts';
+import { compactConversation } from './compaction.ts';
+import { decayAndArchive, embedPendingMemories, recordEntities, saveMemory } from './store/index.ts';
+
+export const COMPACTION_JOB = 'memory.compaction';
+export const EMBED_JOB = 'memory.embed';
+export const LIFECYCLE_JOB = 'memory.lifecycle';
+export const VACUUM_JOB = 'maintenance.vacuum';
+
+export type MemoryJobDeps = {
+  database: Database;
+  llm: LlmClient;
+  jobs: JobQueue;
+  config: () => ResolvedConfig;
+  logger: Logger;
+  now?: () => Date;
+};
+
+/**
+ * Registers the memory system's background work: compaction after turns, embedding of new and
+ * changed memories (never on the request path), the daily decay/archive pass, and on PGlite
+ * (no autovacuum) a daily VACUUM ANALYZE.
+ */
+export async function registerMemoryJobs(deps: MemoryJobDeps): Promise<void> {
+  const { database, llm, jobs, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const embeddingsOn = () => database.hasVector && deps.config().roster.roles.embeddings !== undefined;
+
+  await jobs.register<{ conversationId: string }>(
+    COMPACTION_JOB,
+    async (data, context) => {
+      await compactConversation(
+        {
+          database,
+          llm,
+          logger,
+          budgetTokens: () => deps.config().memory.summary_budget_tokens,
+          saveMemory: async ({ userId, conversationId, memory }) => {
+            const saved = await saveMemory(database, userId, {
+              content: memory.content,
+              category: memory.category,
+              tags: memory.tags,
+              importance: memory.importance,
+              sourceType: 'compaction',
+              conversationId,
+            });
+            if (memory.entities.length > 0) {
+              await recordEntities(database, userId, {
+                memoryId: saved.memory.id,
+                conversationId,
+                entities: memory.entities,
+                relations: memory.relations,
+              });
+            }
+            if (embeddingsOn()) await jobs.enqueue(EMBED_JOB, {}, { singletonKey: 'all' });
+          },
+        },
+        data.conversationId,
+        context.signal,
+      );
+    },
+    { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, singletonPerKey: true, expireInSeconds: 300 },
+  );
+
+  await jobs.register(
+    EMBED_JOB,
+    async (_data, context) => {
+      if (!embeddingsOn()) return;
+      const embedded = await embedPendingMemories(database, llm, { signal: context.signal });
+      if (embedded) logger.debug({ embedded }, 'memories embedded');
+    },
+    { retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true, singletonPerKey: true },
+  );
+
+  await jobs.register(LIFECYCLE_JOB, async () => {
+    const memory = deps.config().memory;
+    const result = await decayAndArchive(database, {
+      now: now(),
+      halfLifeDays: memory.decay_half_life_days,
+      archiveBelow: memory.archive_below_importance,
+      minAgeDays: memory.archive_after_days,
+    });
+    logger.info(result, 'memory lifecycle pass');
+  });
+  await jobs.schedule(LIFECYCLE_JOB, '15 3 * * *', {}, systemTimezone());
+  await jobs.schedule(EMBED_JOB, '*/10 * * * *', {}, 'UTC');
+
+  if (database.backend === 'pglite') {
+    await jobs.register(VACUUM_JOB, async () => {
+      await database.exec('VACUUM ANALYZE');
+    });
+    await jobs.schedule(VACUUM_JOB, '45 3 * * *', {}, systemTimezone());
+  }
+}
+
+/** Queues the compaction of a conversation after a turn (one queued job per conversation). */
+export async function enqueueCompaction(
+  jobs: JobQueue,
+  conversationId: string,
+  delaySeconds: number,
+): Promise<void> {
+  await jobs.enqueue(
+    COMPACTION_JOB,
+    { conversationId },
+    { singletonKey: conversationId, startAfterSeconds: delaySeconds },
+  );
+}

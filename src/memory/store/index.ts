@@ -1,0 +1,47 @@
+/** Long-term memory: every function that reads or writes memories is scoped to one user. */
+export { type DecayOptions, type DecayResult, decayAndArchive } from './decay.ts';
+export {
+  type EmbedPendingOptions,
+  embedPendingMemories,
+  llmEmbedder,
+  type PendingEmbedding,
+  pendingEmbeddings,
+  storeEmbedding,
+} from './embeddings.ts';
+export {
+  type EntityInput,
+  type EntityRecord,
+  type EntityRelation,
+  type RecordedEntities,
+  type RelatedToEntity,
+  type RelationInput,
+  recordEntities,
+  relatedToEntity,
+} from './entities.ts';
+export { memoriesForContext } from './memories-for-context.ts';
+export {
+  DUPLICATE_SIMILARITY,
+  type NewMemory,
+  type SaveMemoryOptions,
+  type SaveMemoryResult,
+  saveMemory,
+} from './save-memory.ts';
+export {
+  MAX_SEARCH_LIMIT,
+  type MemorySearch,
+  type MemorySearchHit,
+  type MemorySearchResult,
+  type SearchMemoriesOptions,
+  searchMemories,
+} from './search-memories.ts';
+export {
+  ENTITY_KINDS,
+  type Entity,
+  type EntityKind,
+  MEMORY_CATEGORIES,
+  MEMORY_SOURCE_TYPES,
+  type Memory,
+  type MemoryCategory,
+  type MemorySourceType,
+  type QueryEmbedder,
+} from './types.ts';

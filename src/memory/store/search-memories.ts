@@ -1,0 +1,277 @@
+import type { Database } from '../../db/index.ts';
+import { errorMessage } from '../../errors.ts';
+import { MEMORY_COLUMNS, toMemory, vectorLiteral } from './rows.ts';
+import { anyWordQuery, normalizeTags } from './text.ts';
+import type { Memory, MemoryCategory, QueryEmbedder } from './types.ts';
+
+export type MemorySearch = {
+  /** Natural language; web-search syntax (`"exact phrase"`, `-word`) is honoured. */
+  query: string;
+  /** A memory must carry at least one of them. */
+  tags?: readonly string[];
+  category?: MemoryCategory;
+  minImportance?: number;
+  /** 1..20, default 10. */
+  limit?: number;
+};
+
+export type MemorySearchHit = {
+  memory: Memory;
+  /** Reciprocal rank fusion × (0.5 + importance); higher is better. */
+  score: number;
+  /** 1-based position in the full-text ranking, when full text found it. */
+  ftsRank?: number;
+  /** 1-based position in the vector ranking, when vectors found it. */
+  vectorRank?: number;
+};
+
+export type MemorySearchResult = {
+  results: MemorySearchHit[];
+  mode: 'hybrid' | 'full_text';
+  /** In `full_text` mode: why vectors were not used, in words a user can act on. */
+  fullTextReason?: string;
+};
+
+export type SearchMemoriesOptions = {
+  /** Embeds the query; without it the search is full text only. */
+  embedder?: QueryEmbedder;
+  signal?: AbortSignal;
+  /** Written to `accessed_at` of the memories returned (default: the current time). */
+  now?: Date;
+  /**
+   * Vector matches below this cosine similarity are ignored, so a query unlike every memory
+   * returns nothing rather than the least unlike. Default 0.2, which suits OpenAI-style
+   * embeddings (unrelated texts score below it); models with a higher floor need more.
+   */
+  minSimilarity?: number;
+  /** Set accessed_at of the memories returned (default true). */
+  touch?: boolean;
+};
+
+export const MAX_SEARCH_LIMIT = 20;
+/** How deep each ranking is read before fusion. */
+const CANDIDATES = 50;
+/** Reciprocal rank fusion constant (Cormack et al.). */
+const RRF_K = 60;
+
+/**
+ * Searches the user's memories (never archived ones) by full text and, where the database
+ * has pgvector, an embedder is given and the user's memories are embedded with the same
+ * model, by vector similarity; the two rankings are fused (RRF, k = 60) and weighted by
+ * importance. Marks the memories returned as accessed. Embedding failures do not fail the
+ * search: it falls back to full text and says why.
+ */
+export async function searchMemories(
+  db: Database,
+  userId: string,
+  search: MemorySearch,
+  options: SearchMemoriesOptions = {},
+): Promise<MemorySearchResult> {
+  const limit = Math.min(Math.max(Math.trunc(search.limit ?? 10), 1), MAX_SEARCH_LIMIT);
+  const filters = buildFilters(userId, search);
+  const query = search.query.trim();
+
+  // The query's embedding call overlaps the full-text query.
+  const [fullText, vectors] = await Promise.all([
+    fullTextRanking(db, filters, query, limit),
+    vectorRanking(db, userId, filters, query, options),
+  ]);
+  options.signal?.throwIfAborted();
+  const ranked = fuseRankings(fullText, vectors.ok ? vectors.ranking : []).slice(0, limit);
+
+  const ids = ranked.map((hit) => hit.id);
+  const memories =
+    options.touch === false
+      ? await loadMemories(db, userId, ids)
+      : await touchMemories(db, userId, ids, options.now ?? new Date());
+  const results: MemorySearchHit[] = [];
+  for (const hit of ranked) {
+    const memory = memories.get(hit.id);
+    if (!memory) continue;
+    const result: MemorySearchHit = { memory, score: hit.score };
+    if (hit.ftsRank) result.ftsRank = hit.ftsRank;
+    if (hit.vectorRank) result.vectorRank = hit.vectorRank;
+    results.push(result);
+  }
+  return vectors.ok
+    ? { results, mode: 'hybrid' }
+    : { results, mode: 'full_text', fullTextReason: vectors.reason };
+}
+
+type RankedRow = { id: string; importance: number };
+type FusedHit = { id: string; importance: number; score: number; ftsRank?: number; vectorRank?: number };
+
+/** Reciprocal rank fusion of the two rankings, × (0.5 + importance); best first. */
+function fuseRankings(fullText: readonly RankedRow[], vector: readonly RankedRow[]): FusedHit[] {
+  const hits = new Map<string, FusedHit>();
+  const hitFor = (row: RankedRow) => {
+    const hit = hits.get(row.id) ?? { id: row.id, importance: row.importance, score: 0 };
+    hits.set(row.id, hit);
+    return hit;
+  };
+  for (const [index, row] of fullText.entries()) hitFor(row).ftsRank = index + 1;
+  for (const [index, row] of vector.entries()) hitFor(row).vectorRank = index + 1;
+  for (const hit of hits.values()) {
+    const rrf =
+      (hit.ftsRank ? 1 / (RRF_K + hit.ftsRank) : 0) + (hit.vectorRank ? 1 / (RRF_K + hit.vectorRank) : 0);
+    hit.score = rrf * (0.5 + hit.importance);
+  }
+  // Equal scores: the better full-text rank, then the id, so results never shuffle between calls.
+  return [...hits.values()].sort(
+    (a, b) =>
+      b.score - a.score ||
+      (a.ftsRank ?? Number.POSITIVE_INFINITY) - (b.ftsRank ?? Number.POSITIVE_INFINITY) ||
+      (a.id < b.id ? -1 : 1),
+  );
+}
+
+/** The conditions both rankings share, over `memory_entries m`, and their parameters ($1 = user). */
+type Filters = { params: readonly unknown[]; where: readonly string[] };
+
+function buildFilters(userId: string, search: MemorySearch): Filters {
+  const params: unknown[] = [userId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where = ['m.user_id = $1', 'm.archived_at IS NULL'];
+  const tags = normalizeTags(search.tags ?? []);
+  if (tags.length > 0) where.push(`m.tags && ${param(tags)}::text[]`);
+  if (search.category) where.push(`m.category = ${param(search.category)}`);
+  // `real` holds 0.7 as 0.69999…: compare as real, or --min-importance 0.7 misses 0.7.
+  if (search.minImportance !== undefined && search.minImportance > 0) {
+    where.push(`m.importance >= ${param(search.minImportance)}::real`);
+  }
+  return { params, where };
+}
+
+/**
+ * Memories matching every word (web-search syntax) first, by cover density. Only when they
+ * are fewer than `enough`, memories sharing any word follow: ranking those reads every row
+ * with a frequent word, so it runs only when needed.
+ */
+async function fullTextRanking(
+  db: Database,
+  base: Filters,
+  query: string,
+  enough: number,
+): Promise<RankedRow[]> {
+  const anyWord = anyWordQuery(query);
+  if (!anyWord) return [];
+  const params = [...base.params];
+  const web = `websearch_to_tsquery('english', $${params.push(query)})`;
+  const all = await db.query<{ id: string; importance: number }>(
+    `SELECT m.id, m.importance FROM memory_entries m
+     WHERE ${[...base.where, `m.search_vector @@ ${web}`].join(' AND ')}
+     ORDER BY ts_rank_cd(m.search_vector, ${web}) DESC, m.importance DESC, m.id
+     LIMIT ${CANDIDATES}`,
+    params,
+  );
+  const ranking = all.map((row) => ({ id: row.id, importance: Number(row.importance) }));
+  if (ranking.length >= enough) return ranking;
+  const any = `to_tsquery('english', $${params.push(anyWord)})`;
+  const some = await db.query<{ id: string; importance: number }>(
+    `SELECT m.id, m.importance FROM memory_entries m
+     WHERE ${[...base.where, `m.search_vector @@ ${any}`, `NOT (m.search_vector @@ ${web})`].join(' AND ')}
+     ORDER BY ts_rank_cd(m.search_vector, ${any}) DESC, m.importance DESC, m.id
+     LIMIT ${CANDIDATES - ranking.length}`,
+    params,
+  );
+  return [...ranking, ...some.map((row) => ({ id: row.id, importance: Number(row.importance) }))];
+}
+
+type VectorRanking = { ok: true; ranking: RankedRow[] } | { ok: false; reason: string };
+
+async function vectorRanking(
+  db: Database,
+  userId: string,
+  filters: Filters,
+  query: string,
+  options: SearchMemoriesOptions,
+): Promise<VectorRanking> {
+  if (!db.hasVector) {
+    return { ok: false, reason: 'the vector extension (pgvector) is not installed in this database' };
+  }
+  if (!options.embedder) return { ok: false, reason: 'no embeddings model is configured' };
+  if (!query) return { ok: false, reason: 'the query is empty' };
+  // Spare the embeddings call when nothing could match it.
+  const embedded = await db.query<{ embedding_model: string }>(
+    `SELECT m.embedding_model FROM memory_entries m
+     WHERE m.user_id = $1 AND m.archived_at IS NULL AND m.embedded_at IS NOT NULL LIMIT 1`,
+    [userId],
+  );
+  if (embedded.length === 0) return { ok: false, reason: 'no memories are embedded yet' };
+
+  let embedding: { vector: number[]; model: string } | null;
+  try {
+    embedding = await options.embedder(query, options.signal);
+  } catch (error) {
+    options.signal?.throwIfAborted();
+    return { ok: false, reason: `embedding the query failed (${errorMessage(error)})` };
+  }
+  if (!embedding) return { ok: false, reason: 'no embeddings model is configured' };
+  const { vector, model } = embedding;
+  if (vector.length === 0 || !vector.every(Number.isFinite)) {
+    return { ok: false, reason: `the ${model} embedding of the query is not a usable vector` };
+  }
+  if (embedded[0]?.embedding_model !== model) {
+    const same = await db.query(
+      `SELECT 1 FROM memory_entries m
+       WHERE m.user_id = $1 AND m.archived_at IS NULL AND m.embedded_at IS NOT NULL AND m.embedding_model = $2
+       LIMIT 1`,
+      [userId, model],
+    );
+    if (same.length === 0) return { ok: false, reason: `no memories are embedded with ${model} yet` };
+  }
+
+  const params = [...filters.params];
+  const modelParam = `$${params.push(model)}`;
+  const dimsParam = `$${params.push(vector.length)}`;
+  const vectorParam = `$${params.push(vectorLiteral(vector))}::vector`;
+  // Dimensions are checked in the CASE, not in WHERE: as a filter the planner misjudges it and
+  // picks a nested loop that is 4× slower at 100k memories.
+  const rows = await db.query<{ id: string; importance: number; distance: number | null }>(
+    `SELECT m.id, m.importance,
+       CASE WHEN vector_dims(e.embedding) = ${dimsParam} THEN e.embedding <=> ${vectorParam} END AS distance
+     FROM memory_embeddings e JOIN memory_entries m ON m.id = e.memory_id
+     WHERE ${[...filters.where, 'm.embedded_at IS NOT NULL', `m.embedding_model = ${modelParam}`].join(' AND ')}
+     ORDER BY distance NULLS LAST, m.id
+     LIMIT ${CANDIDATES}`,
+    params,
+  );
+  const maxDistance = 1 - (options.minSimilarity ?? 0.2);
+  return {
+    ok: true,
+    ranking: rows
+      .filter((row) => row.distance !== null && Number(row.distance) <= maxDistance)
+      .map((row) => ({ id: row.id, importance: Number(row.importance) })),
+  };
+}
+
+/** Sets accessed_at of the user's live memories `ids` and returns them by id. */
+export async function touchMemories(
+  db: Database,
+  userId: string,
+  ids: readonly string[],
+  now: Date,
+): Promise<Map<string, Memory>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query(
+    `UPDATE memory_entries m SET accessed_at = $3
+     WHERE m.user_id = $1 AND m.id = ANY($2::text[]) AND m.archived_at IS NULL
+     RETURNING ${MEMORY_COLUMNS}`,
+    [userId, [...ids], now],
+  );
+  return new Map(rows.map((row) => [String(row.id), toMemory(row)]));
+}
+
+async function loadMemories(
+  db: Database,
+  userId: string,
+  ids: readonly string[],
+): Promise<Map<string, Memory>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query(
+    `SELECT ${MEMORY_COLUMNS} FROM memory_entries m
+     WHERE m.user_id = $1 AND m.id = ANY($2::text[]) AND m.archived_at IS NULL`,
+    [userId, [...ids]],
+  );
+  return new Map(rows.map((row) => [String(row.id), toMemory(row)]));
+}
