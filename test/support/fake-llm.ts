@@ -557,7 +557,16 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       }
       if (kind === 'chat' && incoming.method === 'POST') await answerChat(response, request);
       else if (kind === 'embeddings' && incoming.method === 'POST') await answerEmbeddings(response, request);
-      else {
+      else if (/^(\/v1)?\/models$/.test(path) && incoming.method === 'GET') {
+        // The model list, as OpenAI, OpenRouter and Ollama serve it (steward doctor asks for it).
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            object: 'list',
+            data: [{ id: 'fake/primary', object: 'model', owned_by: 'fake' }],
+          }),
+        );
+      } else {
         errors.push(`unexpected ${incoming.method} ${path}`);
         sendError(response, 404, `fake LLM: no route ${incoming.method} ${path}`);
       }

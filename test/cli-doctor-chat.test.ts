@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/index.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { runCli } from './support/cli.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { ROLE_MODELS, writeTestConfig } from './support/steward.ts';
+
+let fake: FakeLlm;
+beforeAll(async () => {
+  fake = await startFakeLlm();
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+describe('steward doctor', () => {
+  it('reports where settings came from and what works, with fixes, without leaking secrets', async () => {
+    const { env } = writeTestConfig(fake.url, '', { memory: true });
+    const result = await runCli(['doctor'], {
+      env: { ...env, STEWARD_API_TOKEN: 'doctor-token-0123456789' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/data_dir\s+\S+\s+from env \(STEWARD_DATA_DIR\)/);
+    expect(result.stdout).toMatch(/llm\.base_url\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+from file/);
+    expect(result.stdout).toContain('ok   database: embedded PGlite');
+    expect(result.stdout).toContain('ok   vectors: pgvector available');
+    expect(result.stdout).toContain('ok   llm: openai-compatible');
+    expect(result.stdout).toContain(`ok   embeddings: model ${ROLE_MODELS.embeddings}`);
+    expect(result.stdout).not.toContain('doctor-token-0123456789');
+    expect(result.stdout).not.toContain('test-key-0123456789');
+  });
+
+  it('says how to fix a missing LLM and a missing embeddings model', async () => {
+    const { env } = writeTestConfig(fake.url);
+    const result = await runCli(['doctor'], {
+      env: { STEWARD_DATA_DIR: env.STEWARD_DATA_DIR!, STEWARD_CONFIG: '/dev/null' },
+    });
+    expect(result.stdout).toContain('FAIL llm: no LLM endpoint configured');
+    expect(result.stdout).toContain(
+      'fix: set OPENROUTER_API_KEY, or LLM_BASE_URL (+ LLM_API_KEY) and LLM_MODEL',
+    );
+    expect(result.stdout).toContain('FAIL embeddings: no embeddings model: vector memory search is off');
+  });
+
+  it('fails with the fix when the database cannot be reached', async () => {
+    const result = await runCli(['doctor'], {
+      env: {
+        DATABASE_URL: 'postgres://nobody:secret-pass-123@127.0.0.1:1/none',
+        STEWARD_CONFIG: '/dev/null',
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('FAIL database');
+    expect(result.stdout).toContain('fix: check DATABASE_URL');
+    expect(result.stdout + result.stderr).not.toContain('secret-pass-123');
+  });
+});
+
+describe('steward chat --once with memory on', () => {
+  it('finishes the compaction its turn queued before the process exits', async () => {
+    const { dir, env } = writeTestConfig(fake.url, '', { memory: true });
+    fake.respondWith((request) =>
+      request.body.model === ROLE_MODELS.compaction
+        ? {
+            text: JSON.stringify({
+              summary: 'The user greeted Steward.',
+              topic_changed: false,
+              memory: null,
+            }),
+          }
+        : { text: 'Hello there.' },
+    );
+    try {
+      const result = await runCli(['chat', '--once', 'Hello Steward', '--json'], { env });
+      expect(result.code).toBe(0);
+      const reply = JSON.parse(result.stdout) as { reply: string; conversationId: string };
+      expect(reply.reply).toBe('Hello there.');
+      const { database, lock } = await openDatabase(loadConfig({ env, cwd: dir }));
+      try {
+        const rows = await database.query<{ summary: string; summary_version: number }>(
+          'SELECT summary, summary_version FROM conversations WHERE id = $1',
+          [reply.conversationId],
+        );
+        expect(rows).toEqual([{ summary: 'The user greeted Steward.', summary_version: 1 }]);
+      } finally {
+        await database.close();
+        lock?.release();
+      }
+    } finally {
+      fake.respondWith(null);
+    }
+  });
+});
