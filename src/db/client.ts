@@ -47,7 +47,10 @@ const INT8 = 20;
 const NUMERIC = 1700;
 
 /** Opens the embedded database in `<dataDir>/db`, or in memory for `dataDir: null`. */
-export async function openPglite(dataDir: string | null): Promise<Database> {
+export async function openPglite(
+  dataDir: string | null,
+  options: { template?: boolean } = {},
+): Promise<Database> {
   let dir: string | undefined;
   if (dataDir) {
     dir = path.join(dataDir, 'db');
@@ -55,7 +58,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   }
   // A new cluster starts from the prebuilt template instead of running initdb (seconds faster).
   const fresh = dir === undefined || !existsSync(path.join(dir, 'PG_VERSION'));
-  const template = fresh ? pgliteTemplate() : null;
+  const template = fresh && options.template !== false ? pgliteTemplate() : null;
   const client = await PGlite.create(dir, {
     ...(template ? { loadDataDir: template } : {}),
     extensions: { vector },

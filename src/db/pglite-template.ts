@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,19 +17,31 @@ function versionOf(pkg: string): string {
   }
 }
 
+/** Changes whenever a migration file or a database package changes, so a stale template is never used. */
+function templateKey(): string {
+  const hash = createHash('sha256');
+  for (const pkg of ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', 'pg-boss'])
+    hash.update(`${pkg}@${versionOf(pkg)}\n`);
+  const migrations = path.join(ROOT, 'migrations');
+  for (const file of readdirSync(migrations).sort()) {
+    hash.update(file);
+    hash.update(readFileSync(path.join(migrations, file)));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
 /**
- * A fresh PGlite cluster (initdb + the vector extension) as a tarball. PGlite runs initdb
- * in WASM on every new data dir, which takes seconds; unpacking this takes about one. Built by
- * `npm install` (postinstall) and keyed by the PGlite and pgvector versions.
+ * A new PGlite cluster with the vector extension, every migration and the job queue's schema
+ * applied, as a tarball. PGlite runs initdb in WASM for every new data dir, which takes
+ * seconds; unpacking this takes about one. Built by `npm install` (postinstall).
  */
 export function templatePath(): string {
-  const name = `pglite-${versionOf('@electric-sql/pglite')}-vector-${versionOf('@electric-sql/pglite-pgvector')}.tar.gz`;
-  return path.join(ROOT, 'node_modules', '.cache', 'steward', name);
+  return path.join(ROOT, 'node_modules', '.cache', 'steward', `pglite-template-${templateKey()}.tar.gz`);
 }
 
 let cached: Blob | null | undefined;
 
-/** The template, or null when it has not been built (start-up is then just slower). */
+/** The template, or null when it has not been built for this code (start-up is then just slower). */
 export function pgliteTemplate(): Blob | null {
   if (cached !== undefined) return cached;
   const file = templatePath();
@@ -38,19 +49,6 @@ export function pgliteTemplate(): Blob | null {
   return cached;
 }
 
-export async function buildPgliteTemplate(): Promise<string> {
-  const file = templatePath();
-  const client = await PGlite.create(undefined, { extensions: { vector } });
-  try {
-    await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
-    const dump = await client.dumpDataDir('gzip');
-    mkdirSync(path.dirname(file), { recursive: true });
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
-    renameSync(partial, file);
-    cached = undefined;
-    return file;
-  } finally {
-    await client.close();
-  }
+export function forgetPgliteTemplate(): void {
+  cached = undefined;
 }

@@ -6,7 +6,7 @@ import { createServerApp } from './app.ts';
 
 let database: Database;
 beforeAll(async () => {
-  database = await openPglite(null);
+  database = await openPglite(null, { template: false });
 });
 afterAll(async () => {
   await database.close();
