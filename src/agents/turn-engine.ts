@@ -19,15 +19,23 @@ import {
 import type { SkillExecutor } from '../skills/executor/index.ts';
 import type { SkillHandler, SkillSnapshot } from '../skills/types.ts';
 import { ensureUser, type User } from '../users/index.ts';
-import { type AgentResult, type AgentSpec, plainResult } from './agent-types.ts';
+import { plainResult } from './agent-types.ts';
 import { buildOrchestratorMessages, historyWithinBudget, withBreakpoint } from './context-builder.ts';
 import { directTools } from './direct-tools.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
 import { type AgentBoard, type LoopOutcome, runOrchestratorLoop } from './orchestrator-loop.ts';
 import { orchestratorTools } from './orchestrator-tools.ts';
+import {
+  findPausedTurn,
+  markPausedTurnHandled,
+  type PausedState,
+  recoverInterruptedTurns,
+  restoreBoard,
+  resumeNote,
+} from './paused-turns.ts';
 import { isAffirmative, progressReport } from './progress-report.ts';
 import { describeNow, orchestratorSystemPrompt } from './prompts.ts';
-import type { PendingConfirmation, TurnScope } from './sub-agent.ts';
+import type { TurnScope } from './sub-agent.ts';
 import { TurnBudget } from './turn-budget.ts';
 
 export type TurnStatus = 'running' | 'completed' | 'paused' | 'interrupted' | 'failed';
@@ -75,17 +83,6 @@ export type EngineDeps = {
   now?: () => Date;
 };
 
-type PausedState =
-  | { kind: 'limit'; specs: AgentSpec[]; results: AgentResult[]; handled?: boolean }
-  | {
-      kind: 'confirmation';
-      pending: PendingConfirmation;
-      specs: AgentSpec[];
-      results: AgentResult[];
-      handled?: boolean;
-    }
-  | { kind: 'interrupted'; handled?: boolean };
-
 const MAX_TOOL_RESULT_IN_HISTORY = 600;
 
 /**
@@ -131,51 +128,10 @@ export class TurnEngine {
 
   /**
    * Marks turns left `running` by a crash as interrupted and tells each user what was done,
-   * asking whether to continue. Turns another live process is running (its lock is held) are left alone.
+   * asking whether to continue. Turns another live process is running are left alone.
    */
-  async recoverInterrupted(): Promise<number> {
-    const { database } = this.#deps;
-    const running = await database.query<{
-      id: string;
-      conversation_id: string;
-      user_id: string;
-      content: string | null;
-    }>(
-      `SELECT t.id, t.conversation_id, t.user_id, m.content
-       FROM turns t LEFT JOIN messages m ON m.id = t.user_message_id WHERE t.status = 'running'`,
-    );
-    let recovered = 0;
-    for (const turn of running) {
-      const done = await database.tryAdvisoryLock(`conversation:${turn.conversation_id}`, async () => {
-        const claimed = await database.query(
-          `UPDATE turns SET status = 'interrupted', finished_at = now(), state = $2 WHERE id = $1 AND status = 'running' RETURNING id`,
-          [turn.id, JSON.stringify({ kind: 'interrupted' })],
-        );
-        if (claimed.length === 0) return false;
-        const calls = await database.query<{ command: string }>(
-          "SELECT command FROM skill_executions WHERE turn_id = $1 AND kind = 'skill' AND status = 'ok' ORDER BY started_at",
-          [turn.id],
-        );
-        const lines = [
-          `I was interrupted (Steward restarted) while working on: "${turn.content ?? 'your last request'}".`,
-          calls.length
-            ? `Done before it stopped:\n${calls.map((call) => `- ${call.command}`).join('\n')}`
-            : 'Nothing was done yet.',
-          'Reply "continue" to finish it.',
-        ];
-        await appendMessage(database, {
-          conversationId: turn.conversation_id,
-          userId: turn.user_id,
-          turnId: turn.id,
-          role: 'assistant',
-          content: lines.join('\n'),
-        });
-        return true;
-      });
-      if (done?.value) recovered++;
-    }
-    if (recovered) this.#deps.logger.warn({ recovered }, 'marked interrupted turns');
-    return recovered;
+  recoverInterrupted(): Promise<number> {
+    return recoverInterruptedTurns(this.#deps.database, this.#deps.logger);
   }
 
   async #conversationFor(user: User, input: TurnInput): Promise<Conversation> {
@@ -244,13 +200,13 @@ export class TurnEngine {
     const emit = input.emit ?? noEmit;
     const turnId = randomUUID();
     const mode = this.#modeFor(conversation, input.channel);
-    const paused = await this.#pausedTurn(conversation.id);
+    const paused = await findPausedTurn(this.#deps.database, conversation.id);
     await database.query(
       `INSERT INTO turns (id, conversation_id, user_id, status, mode, user_message_id) VALUES ($1, $2, $3, 'running', $4, $5)`,
       [turnId, conversation.id, user.id, mode, messageId],
     );
     await setMessageTurn(database, messageId, turnId);
-    if (paused) await this.#markHandled(paused.id, paused.state);
+    if (paused) await markPausedTurnHandled(this.#deps.database, paused.id, paused.state);
     const resuming = paused !== null && isAffirmative(input.text);
     emit({ type: 'turn_start', turnId, conversationId: conversation.id, mode, resumed: resuming });
 
@@ -290,7 +246,7 @@ export class TurnEngine {
         const turnMessages: ChatMessage[] = [withBreakpoint({ role: 'user', content: input.text })];
         if (resuming && paused) {
           restoreBoard(board, paused.state);
-          const note = await this.#resumeNote(paused.state, turn, emit);
+          const note = await resumeNote(this.#deps.executor, paused.state, turn, emit);
           if (note) {
             turnMessages.push({ role: 'system', content: note });
             await persist({ role: 'system', content: note });
@@ -417,75 +373,6 @@ export class TurnEngine {
     });
   }
 
-  async #pausedTurn(
-    conversationId: string,
-  ): Promise<{ id: string; state: PausedState; request: string } | null> {
-    const rows = await this.#deps.database.query<{
-      id: string;
-      status: TurnStatus;
-      state: PausedState | null;
-      content: string | null;
-    }>(
-      `SELECT t.id, t.status, t.state, m.content FROM turns t LEFT JOIN messages m ON m.id = t.user_message_id
-       WHERE t.conversation_id = $1 ORDER BY t.started_at DESC LIMIT 1`,
-      [conversationId],
-    );
-    const last = rows[0];
-    if (
-      !last ||
-      (last.status !== 'paused' && last.status !== 'interrupted') ||
-      !last.state ||
-      last.state.handled
-    )
-      return null;
-    return { id: last.id, state: last.state, request: last.content ?? '' };
-  }
-
-  async #markHandled(turnId: string, state: PausedState): Promise<void> {
-    await this.#deps.database.query('UPDATE turns SET state = $2 WHERE id = $1', [
-      turnId,
-      JSON.stringify({ ...state, handled: true }),
-    ]);
-  }
-
-  /** What the orchestrator is told when a paused turn resumes. */
-  async #resumeNote(state: PausedState, turn: TurnScope, emit: Emit): Promise<string | null> {
-    if (state.kind === 'limit') {
-      return 'The user said to continue. Go on from where you stopped; do not redo work that is already done (see the results above).';
-    }
-    if (state.kind === 'interrupted') {
-      return `The user said to continue the interrupted request: "${turn.originalRequest}". Check what was already done before acting again.`;
-    }
-    const pending = state.pending;
-    const outcome = await this.#deps.executor.execute({
-      command: pending.command,
-      caller: pending.agentId
-        ? {
-            kind: 'agent',
-            agentId: pending.agentId,
-            grantedSkills: pending.skills,
-            mission: pending.mission,
-            parentExecutionId: null,
-          }
-        : { kind: 'orchestrator', allowMutating: true },
-      user: { id: turn.userId, timezone: turn.timezone },
-      conversationId: turn.conversationId,
-      channel: turn.channel,
-      turnId: turn.turnId,
-      originalRequest: turn.originalRequest,
-      confirmed: true,
-    });
-    emit({
-      type: 'skill_call_end',
-      agentId: pending.agentId || null,
-      command: pending.command,
-      status: outcome.status,
-      durationMs: outcome.durationMs,
-      executionId: outcome.executionId,
-    });
-    return `The user confirmed. The command ${pending.command} was run once, with result (${outcome.status}):\n${outcome.content}\nFinish the request; do not run that command again.`;
-  }
-
   async #finish(options: {
     outcome: LoopOutcome;
     board: AgentBoard;
@@ -585,31 +472,6 @@ export class TurnEngine {
       [turnId],
     );
     return rows[0]!;
-  }
-}
-
-/** Completed agents of a paused turn stay done; the rest may be re-dispatched or run. */
-function restoreBoard(board: AgentBoard, state: PausedState): void {
-  if (state.kind === 'interrupted') return;
-  const completed = new Map(
-    state.results.filter((result) => result.status === 'completed').map((r) => [r.agentId, r]),
-  );
-  for (const spec of state.specs) {
-    const result = completed.get(spec.agentId);
-    if (!result) continue;
-    board.specs.set(spec.agentId, spec);
-    board.outcomes.set(spec.agentId, {
-      ...result,
-      executionId: '',
-      transcript: [],
-      usage: emptyUsage(),
-      confirmation: null,
-    });
-  }
-  // Agents that never ran (queued when the limit tripped) stay queued for get_agent_results.
-  for (const spec of state.specs) {
-    const result = state.results.find((r) => r.agentId === spec.agentId);
-    if (!result) board.specs.set(spec.agentId, spec);
   }
 }
 
