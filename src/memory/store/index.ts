@@ -1,5 +1,5 @@
 /** Long-term memory: every function that reads or writes memories is scoped to one user. */
-export { type DecayOptions, type DecayResult, decayAndArchive } from './decay.ts';
+export { type DecayOptions, type DecayResult, decayAndArchive } from './decay-and-archive.ts';
 export {
   type EmbedPendingOptions,
   embedPendingMemories,
@@ -17,7 +17,7 @@ export {
   type RelationInput,
   recordEntities,
   relatedToEntity,
-} from './entities.ts';
+} from './entity-graph.ts';
 export { memoriesForContext } from './memories-for-context.ts';
 export {
   DUPLICATE_SIMILARITY,
