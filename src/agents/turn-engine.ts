@@ -14,6 +14,7 @@ import {
   getConversation,
   latestConversation,
   recentMessages,
+  setConversationMode,
   setMessageTurn,
 } from '../memory/index.ts';
 import type { SkillExecutor } from '../skills/executor/index.ts';
@@ -47,6 +48,8 @@ export type TurnInput = {
   /** Continue this conversation (must belong to the user); default: the user's latest on the channel. */
   conversationId?: string;
   newConversation?: boolean;
+  /** Sets this conversation's agent mode from now on (overrides the channel's). */
+  mode?: ChannelMode;
   channelMessageId?: string;
   signal?: AbortSignal;
   emit?: Emit;
@@ -103,7 +106,11 @@ export class TurnEngine {
   async handle(input: TurnInput): Promise<TurnOutcome> {
     const { database } = this.#deps;
     const user = await ensureUser(database, input.userId);
-    const conversation = await this.#conversationFor(user, input);
+    let conversation = await this.#conversationFor(user, input);
+    if (input.mode && input.mode !== conversation.mode) {
+      await setConversationMode(database, conversation.id, input.mode);
+      conversation = { ...conversation, mode: input.mode };
+    }
     const stored = await appendMessage(database, {
       conversationId: conversation.id,
       userId: user.id,

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { ResolvedConfig } from '../config/index.ts';
+import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
 import type { Usage } from '../llm/types.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { userIdProblem } from '../users/index.ts';
@@ -14,6 +14,7 @@ export type ChatOptions = {
   json?: boolean;
   conversation?: string;
   new?: boolean;
+  mode?: ChannelMode;
 };
 
 /**
@@ -32,6 +33,7 @@ export async function chatCommand(config: ResolvedConfig, options: ChatOptions):
         user: options.user,
         conversation: options.conversation,
         new: options.new,
+        mode: options.mode,
       });
       process.stdout.write(
         options.json
@@ -49,7 +51,13 @@ export async function chatCommand(config: ResolvedConfig, options: ChatOptions):
 }
 
 type Session = {
-  send(message: { text: string; user: string; conversation?: string; new?: boolean }): Promise<ChatReply>;
+  send(message: {
+    text: string;
+    user: string;
+    conversation?: string;
+    new?: boolean;
+    mode?: ChannelMode;
+  }): Promise<ChatReply>;
   close(): Promise<void>;
 };
 
@@ -90,6 +98,7 @@ async function openSession(config: ResolvedConfig): Promise<Session> {
         channel: 'cli',
         conversationId: message.conversation,
         newConversation: message.new,
+        mode: message.mode,
       }),
     // Closing drains the turn's background jobs (compaction) before the process exits.
     close: () => runtime.close(),
@@ -121,7 +130,13 @@ async function interactive(session: Session, options: ChatOptions): Promise<void
         process.stdout.write('(new conversation)\n');
         continue;
       }
-      const reply = await session.send({ text: line, user: options.user, conversation, new: fresh });
+      const reply = await session.send({
+        text: line,
+        user: options.user,
+        conversation,
+        new: fresh,
+        mode: options.mode,
+      });
       conversation = reply.conversationId;
       fresh = false;
       process.stdout.write(`${reply.reply}\n`);

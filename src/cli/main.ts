@@ -1,6 +1,6 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../errors.ts';
-import { chatCommand } from './chat.ts';
+import { type ChatOptions, chatCommand } from './chat.ts';
 import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } from './common.ts';
 import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
@@ -48,11 +48,15 @@ program
   .option('--user <id>', 'act as this user', DEFAULT_USER)
   .option('--conversation <id>', 'continue this conversation (default: your latest on the terminal)')
   .option('--new', 'start a new conversation')
+  .addOption(
+    new Option('--mode <mode>', "set the conversation's agent mode from now on").choices([
+      'multi_agent',
+      'single_loop',
+      'direct',
+    ]),
+  )
   .option('--json', 'with --once: print {reply, conversationId, turnId, usage}')
-  .action(
-    async (options: { once?: string; user: string; json?: boolean; conversation?: string; new?: boolean }) =>
-      chatCommand(loadConfigOrExit(), options),
-  );
+  .action(async (options: ChatOptions) => chatCommand(loadConfigOrExit(), options));
 
 const skills = program.command('skills').description('list, show, validate and create skill files');
 skills

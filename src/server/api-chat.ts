@@ -13,6 +13,7 @@ const chatBody = z
     text: z.string().min(1, 'text is required'),
     conversation: z.string().optional(),
     new: z.boolean().optional(),
+    mode: z.enum(['multi_agent', 'single_loop', 'direct']).optional(),
     channel: z
       .string()
       .regex(/^[a-z][a-z0-9_]*$/)
@@ -47,6 +48,7 @@ export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Ho
       channel: parsed.data.channel,
       conversationId: parsed.data.conversation,
       newConversation: parsed.data.new,
+      mode: parsed.data.mode,
     };
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
