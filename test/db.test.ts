@@ -11,8 +11,8 @@ import {
   migrate,
   pendingMigrations,
   readLockOwner,
-  schema,
 } from '../src/db/index.ts';
+import * as schema from '../src/db/schema.ts';
 import { DataDirLockedError } from '../src/errors.ts';
 import { describeEachBackend } from './support/db.ts';
 
@@ -48,6 +48,12 @@ describeEachBackend('database', (getDb, backend) => {
         .sort();
       expect(rows.map((row) => row.column_name)).toEqual(declared);
     }
+  });
+
+  it('offers Drizzle over the same connection, typed by the schema', async () => {
+    const orm = await getDb().orm();
+    const rows = await orm.select({ id: schema.users.id }).from(schema.users);
+    expect(rows.map((row) => row.id)).toContain('local');
   });
 
   it('keeps channel message ids unique per channel', async () => {

@@ -2,13 +2,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { StewardError } from '../errors.ts';
 import { pgliteTemplate } from './pglite-template.ts';
-import * as schema from './schema.ts';
+import type * as schema from './schema.ts';
 
 export type Orm = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Row = Record<string, unknown>;
@@ -24,7 +22,11 @@ export type Queryable = {
  */
 export type Database = Queryable & {
   readonly backend: 'pglite' | 'postgres';
-  readonly orm: Orm;
+  /**
+   * Drizzle over the same connection, typed by the schema. Loaded on first use: Drizzle
+   * takes most of a second to import, and the hot paths use plain SQL.
+   */
+  orm(): Promise<Orm>;
   /** The underlying connection, for libraries that need their own (the job queue). */
   readonly connection: { kind: 'pglite'; client: PGlite } | { kind: 'postgres'; url: string };
   /** True once the `vector` extension is installed in this database. */
@@ -64,7 +66,7 @@ export async function openPglite(
     extensions: { vector },
     parsers: { [INT8]: (value: string) => Number(value), [NUMERIC]: (value: string) => Number(value) },
   });
-  const orm = drizzlePglite(client, { schema }) as unknown as Orm;
+  let orm: Promise<Orm> | null = null;
   // PGlite is one connection: a JS-side queue serializes transactions and advisory sections.
   let chain: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -76,7 +78,12 @@ export async function openPglite(
     (await client.query<T>(text, params as unknown[])).rows;
   const database: Database = {
     backend: 'pglite',
-    orm,
+    orm: () => {
+      orm ??= Promise.all([import('drizzle-orm/pglite'), import('./schema.ts')]).then(
+        ([{ drizzle }, tables]) => drizzle(client, { schema: tables }) as unknown as Orm,
+      );
+      return orm;
+    },
     connection: { kind: 'pglite', client },
     hasVector: false,
     query,
@@ -126,12 +133,17 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
       },
     );
   }
-  const orm = drizzleNodePg(pool, { schema }) as unknown as Orm;
+  let orm: Promise<Orm> | null = null;
   const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
     (await pool.query(text, params as unknown[])).rows as T[];
   const database: Database = {
     backend: 'postgres',
-    orm,
+    orm: () => {
+      orm ??= Promise.all([import('drizzle-orm/node-postgres'), import('./schema.ts')]).then(
+        ([{ drizzle }, tables]) => drizzle(pool, { schema: tables }) as unknown as Orm,
+      );
+      return orm;
+    },
     connection: { kind: 'postgres', url },
     hasVector: false,
     query,

@@ -14,7 +14,6 @@ export {
 } from './client.ts';
 export { acquireDataDirLock, type DataDirLock, type LockOwner, readLockOwner } from './lock.ts';
 export { listMigrations, MIGRATIONS_DIR, migrate, pendingMigrations } from './migrate.ts';
-export * as schema from './schema.ts';
 
 export type OpenedDatabase = { database: Database; lock: DataDirLock | null };
 
