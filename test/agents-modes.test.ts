@@ -78,3 +78,30 @@ it('in single_loop the orchestrator runs a mutating skill itself, through the se
     fake.respondWith(null);
   }
 });
+
+it('stores a redelivered channel message once and runs no second turn', async () => {
+  let calls = 0;
+  fake.respondWith(() => {
+    calls++;
+    return { text: 'Got it.' };
+  });
+  try {
+    const input = {
+      userId: 'local',
+      text: 'hello from telegram',
+      channel: 'telegram',
+      channelMessageId: '9001',
+    };
+    const first = await steward.runtime.engine.handle(input);
+    const again = await steward.runtime.engine.handle(input);
+    expect(first.duplicate).toBe(false);
+    expect(again).toMatchObject({ duplicate: true, turnId: first.turnId, reply: 'Got it.' });
+    expect(calls).toBe(1);
+    const stored = await steward.db.database.query(
+      "SELECT id FROM messages WHERE channel = 'telegram' AND channel_message_id = '9001'",
+    );
+    expect(stored).toHaveLength(1);
+  } finally {
+    fake.respondWith(null);
+  }
+});

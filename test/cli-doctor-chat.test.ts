@@ -91,3 +91,24 @@ describe('steward chat --once with memory on', () => {
     }
   });
 });
+
+describe('steward chat (interactive)', () => {
+  it('answers each line in one conversation until /quit', async () => {
+    const { env } = writeTestConfig(fake.url);
+    const seen: string[] = [];
+    fake.respondWith((request) => {
+      const messages = request.body.messages ?? [];
+      seen.push(JSON.stringify(messages));
+      return { text: `Reply ${seen.length}.` };
+    });
+    try {
+      const result = await runCli(['chat'], { env, input: 'first question\nsecond question\n/quit\n' });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Reply 1.');
+      expect(result.stdout).toContain('Reply 2.');
+      expect(seen[1]).toContain('first question');
+    } finally {
+      fake.respondWith(null);
+    }
+  });
+});

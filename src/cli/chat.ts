@@ -114,32 +114,30 @@ async function interactive(session: Session, options: ChatOptions): Promise<void
   process.stdout.write('Steward — type a message; /new starts a new conversation, /quit leaves.\n');
   let conversation = options.conversation;
   let fresh = options.new ?? false;
+  // The async iterator buffers lines, so input piped in faster than replies come is not lost.
+  const prompt = () => process.stdout.write('> ');
   try {
-    for (;;) {
-      let line: string;
-      try {
-        line = (await terminal.question('> ')).trim();
-      } catch {
-        break; // input closed
-      }
-      if (!line) continue;
+    prompt();
+    for await (const raw of terminal) {
+      const line = raw.trim();
       if (line === '/quit' || line === '/exit') break;
       if (line === '/new') {
         conversation = undefined;
         fresh = true;
         process.stdout.write('(new conversation)\n');
-        continue;
+      } else if (line) {
+        const reply = await session.send({
+          text: line,
+          user: options.user,
+          conversation,
+          new: fresh,
+          mode: options.mode,
+        });
+        conversation = reply.conversationId;
+        fresh = false;
+        process.stdout.write(`${reply.reply}\n`);
       }
-      const reply = await session.send({
-        text: line,
-        user: options.user,
-        conversation,
-        new: fresh,
-        mode: options.mode,
-      });
-      conversation = reply.conversationId;
-      fresh = false;
-      process.stdout.write(`${reply.reply}\n`);
+      prompt();
     }
   } finally {
     terminal.close();
