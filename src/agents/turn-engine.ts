@@ -204,7 +204,12 @@ export class TurnEngine {
   ): Promise<TurnOutcome> {
     const { database, logger } = this.#deps;
     const config = this.#deps.config();
-    const emit = input.emit ?? noEmit;
+    const listener = input.emit ?? noEmit;
+    // Every event goes to the log too (debug), so logs and the trace tell the same story.
+    const emit: Emit = (event) => {
+      if (event.type !== 'text_delta') logger.debug({ event, conversationId: conversation.id }, event.type);
+      listener(event);
+    };
     const turnId = randomUUID();
     const mode = this.#modeFor(conversation, input.channel);
     const paused = await findPausedTurn(this.#deps.database, conversation.id);
