@@ -112,3 +112,15 @@ describe('steward chat (interactive)', () => {
     }
   });
 });
+
+describe('steward chat without an LLM', () => {
+  it('answers with how to configure one', async () => {
+    const { env } = writeTestConfig(fake.url);
+    const result = await runCli(['chat', '--once', 'hello?'], {
+      env: { STEWARD_DATA_DIR: env.STEWARD_DATA_DIR!, STEWARD_CONFIG: '/dev/null' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('OPENROUTER_API_KEY');
+    expect(result.stdout).toContain('LLM_BASE_URL');
+  });
+});
