@@ -9,6 +9,7 @@ import {
   acquireDataDirLock,
   listMigrations,
   migrate,
+  openPostgres,
   pendingMigrations,
   readLockOwner,
 } from '../src/db/index.ts';
@@ -16,7 +17,7 @@ import * as schema from '../src/db/schema.ts';
 import { DataDirLockedError } from '../src/errors.ts';
 import { describeEachBackend } from './support/db.ts';
 
-describeEachBackend('database', (getDb, backend) => {
+describeEachBackend('database', (getDb, backend, testDatabase) => {
   it('applies every migration once and reports none pending', async () => {
     const database = getDb();
     expect(await pendingMigrations(database)).toEqual([]);
@@ -81,6 +82,27 @@ describeEachBackend('database', (getDb, backend) => {
     ).rejects.toThrow('boom');
     expect(await database.query("SELECT id FROM users WHERE id = 'rollback-me'")).toEqual([]);
   });
+
+  if (backend === 'postgres') {
+    it('never starves queries while more locks are held than the query pool has connections', async () => {
+      const { url } = testDatabase();
+      const small = await openPostgres(url!, { max: 2, lockConnections: 8 });
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, index) =>
+            small.withAdvisoryLock(`starve-${index}`, async () => {
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              const rows = await small.query<{ n: number }>('SELECT $1::int AS n', [index]);
+              return rows[0]!.n;
+            }),
+          ),
+        );
+        expect(results).toEqual([0, 1, 2, 3, 4, 5]);
+      } finally {
+        await small.close();
+      }
+    });
+  }
 
   it('serializes work under one advisory lock key', async () => {
     const database = getDb();

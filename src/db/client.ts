@@ -109,7 +109,10 @@ export async function openPglite(
 }
 
 /** Opens a PostgreSQL server through a node-postgres pool. */
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
+export async function openPostgres(
+  url: string,
+  options: { max?: number; lockConnections?: number } = {},
+): Promise<Database> {
   const types = {
     getTypeParser: (oid: number, format?: string) => {
       if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
@@ -136,6 +139,14 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   let orm: Promise<Orm> | null = null;
   const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
     (await pool.query(text, params as unknown[])).rows as T[];
+  // A session advisory lock pins its connection for as long as it is held (a whole turn).
+  // Locks get their own pool, so held locks can never starve the queries run under them.
+  let locks: pg.Pool | null = null;
+  const lockPool = () => {
+    locks ??= new pg.Pool({ connectionString: url, max: options.lockConnections ?? 20 });
+    locks.on('error', () => {});
+    return locks;
+  };
   const database: Database = {
     backend: 'postgres',
     orm: () => {
@@ -167,7 +178,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
       }
     },
     withAdvisoryLock: async (key, fn) => {
-      const client = await pool.connect();
+      const client = await lockPool().connect();
       try {
         await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
         try {
@@ -180,7 +191,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
       }
     },
     tryAdvisoryLock: async (key, fn) => {
-      const client = await pool.connect();
+      const client = await lockPool().connect();
       try {
         const rows = await client.query<{ locked: boolean }>(
           'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
@@ -196,7 +207,10 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
         client.release();
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await locks?.end();
+      await pool.end();
+    },
   };
   database.hasVector = await tryEnableVector(database);
   return database;

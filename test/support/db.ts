@@ -48,11 +48,11 @@ export async function createTestDatabase(
 
 /**
  * Declares `body` once per backend, each with its own fresh database for the whole block.
- * `get()` returns the database inside tests.
+ * `get()` returns the database inside tests; `getTest()` also its URL (on the server).
  */
 export function describeEachBackend(
   name: string,
-  body: (get: () => Database, backend: Backend) => void,
+  body: (get: () => Database, backend: Backend, getTest: () => TestDatabase) => void,
 ): void {
   for (const backend of backends()) {
     describe(`${name} [${backend}]`, () => {
@@ -63,10 +63,11 @@ export function describeEachBackend(
       afterAll(async () => {
         await test?.drop();
       });
-      body(() => {
+      const getTest = () => {
         if (!test) throw new Error('database not ready');
-        return test.database;
-      }, backend);
+        return test;
+      };
+      body(() => getTest().database, backend, getTest);
     });
   }
 }
