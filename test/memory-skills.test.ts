@@ -14,16 +14,17 @@ import type { SkillContext, SkillHandler, SkillResult } from '../src/skills/type
 import { ensureUser } from '../src/users/index.ts';
 import { describeEachBackend } from './support/db.ts';
 import { type FakeLlm, fakeLlmClient, startFakeLlm } from './support/fake-llm.ts';
+import { runHandler } from './support/handlers.ts';
 
 const NOW = new Date('2026-03-10T10:00:00Z');
 
-/** Runs a handler the way the executor does: raw parsed flags through the zod schema, then execute. */
+/** Runs a handler as the executor does and expects it to succeed. */
 async function run(
   handler: SkillHandler,
   raw: Record<string, unknown>,
   ctx: SkillContext,
 ): Promise<SkillResult> {
-  const result = await handler.execute(handler.flags.parse(raw), ctx);
+  const result = await runHandler(handler, raw, ctx);
   expect(result.status, result.content).toBe('ok');
   return result;
 }

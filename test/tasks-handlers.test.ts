@@ -12,18 +12,10 @@ import {
 import { loadSkillRoots } from '../src/skills/registry/index.ts';
 import type { SkillContext, SkillHandler, SkillResult } from '../src/skills/types.ts';
 import { describeEachBackend } from './support/db.ts';
+import { runHandler as run } from './support/handlers.ts';
 
 // Tuesday 2026-03-10, 10:00 UTC = 11:00 in Berlin.
 const NOW = new Date('2026-03-10T10:00:00Z');
-
-/** Runs a handler the way the executor does: raw parsed flags through the zod schema, then execute. */
-async function run(
-  handler: SkillHandler,
-  raw: Record<string, unknown>,
-  ctx: SkillContext,
-): Promise<SkillResult> {
-  return handler.execute(handler.flags.parse(raw), ctx);
-}
 
 function idOf(result: SkillResult): string {
   expect(result.status, result.content).toBe('ok');

@@ -1,25 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { codeUnit, trickyCharacter } from '../../../test/support/arbitraries.ts';
 import { quoteArg } from './quote-arg.ts';
 import { tokenize } from './tokenize.ts';
-
-const trickyCharacter = fc.constantFrom(
-  '"',
-  "'",
-  '\\',
-  '\n',
-  '\r',
-  ' ',
-  '\t',
-  '-',
-  '=',
-  '#',
-  '`',
-  'a',
-  'é',
-  '😀',
-);
-const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
 
 describe('quoteArg', () => {
   it('leaves plain words bare', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { codeUnit, trickyCharacter } from '../../../test/support/arbitraries.ts';
 import { tokenize } from './tokenize.ts';
 
 function words(command: string): string[] {
@@ -127,24 +128,6 @@ describe('tokenize', () => {
     expect(result.ok === false && result.error).toContain('column 13.');
   });
 });
-
-const trickyCharacter = fc.constantFrom(
-  '"',
-  "'",
-  '\\',
-  '\n',
-  '\r',
-  ' ',
-  '\t',
-  '-',
-  '=',
-  '#',
-  '`',
-  'a',
-  'é',
-  '😀',
-);
-const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
 
 describe('tokenize never throws', () => {
   const inputs = {
