@@ -1,1 +1,9 @@
-export { ensureUser, isValidTimezone, systemTimezone, type User, userIdProblem } from './users.ts';
+export {
+  ensureUser,
+  getUser,
+  isValidTimezone,
+  systemTimezone,
+  type User,
+  updateUser,
+  userIdProblem,
+} from './users.ts';

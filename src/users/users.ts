@@ -43,3 +43,29 @@ export async function ensureUser(
   const row = rows[0]!;
   return { id: row.id, displayName: row.display_name, timezone: row.timezone };
 }
+
+/** Changes what is set; returns the user as stored. Throws on an unknown user (callers pass the caller's id). */
+export async function updateUser(
+  db: Queryable,
+  id: string,
+  changes: { timezone?: string; displayName?: string | null },
+): Promise<User> {
+  const rows = await db.query<{ id: string; display_name: string | null; timezone: string }>(
+    `UPDATE users SET timezone = COALESCE($2, timezone),
+       display_name = CASE WHEN $3::boolean THEN $4 ELSE display_name END
+     WHERE id = $1 RETURNING id, display_name, timezone`,
+    [id, changes.timezone ?? null, changes.displayName !== undefined, changes.displayName ?? null],
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`No user ${id}.`);
+  return { id: row.id, displayName: row.display_name, timezone: row.timezone };
+}
+
+export async function getUser(db: Queryable, id: string): Promise<User | null> {
+  const rows = await db.query<{ id: string; display_name: string | null; timezone: string }>(
+    'SELECT id, display_name, timezone FROM users WHERE id = $1',
+    [id],
+  );
+  const row = rows[0];
+  return row ? { id: row.id, displayName: row.display_name, timezone: row.timezone } : null;
+}

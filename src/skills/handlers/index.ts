@@ -1,11 +1,12 @@
 import type { SkillHandler } from '../types.ts';
 import { memoryHandlers } from './memory/index.ts';
+import { profileHandlers } from './profile/index.ts';
 import { taskHandlers } from './tasks/index.ts';
 
 /** Every built-in handler, registered under its skill name. */
 export function builtinHandlers(): Map<string, SkillHandler> {
   const handlers = new Map<string, SkillHandler>();
-  for (const handler of [...taskHandlers, ...memoryHandlers]) {
+  for (const handler of [...taskHandlers, ...memoryHandlers, ...profileHandlers]) {
     if (handlers.has(handler.name)) throw new Error(`two handlers named ${handler.name}`);
     handlers.set(handler.name, handler);
   }
