@@ -19,7 +19,9 @@ it('ships a page only with a working handler, and a handler only with a page', (
 it('documents exactly the flags each handler accepts, marking the required ones', () => {
   for (const handler of handlers.values()) {
     const skill = snapshot.skills.get(handler.name)!;
-    expect(skill.usage === handler.name || skill.usage.startsWith(`${handler.name} `), handler.name).toBe(true);
+    expect(skill.usage === handler.name || skill.usage.startsWith(`${handler.name} `), handler.name).toBe(
+      true,
+    );
     const documented = parseFlagsSection(skill.body).map((flag) => [flag.name, flag.required]);
     const accepted = Object.entries(handler.flags.shape).map(([name, schema]) => [
       name,
