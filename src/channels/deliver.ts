@@ -1,0 +1,23 @@
+import { StewardError } from '../errors.ts';
+import type { Delivery, Gateway } from './gateway.ts';
+
+let active: Gateway | null = null;
+
+/** The gateway of this process's runtime, for `deliver` (set by the runtime, cleared on close). */
+export function setActiveGateway(gateway: Gateway | null): void {
+  active = gateway;
+}
+
+/**
+ * Sends `message` (markdown) to the user's primary channel — the one set, else the one they
+ * last wrote from — through the outbox; a user with no channel finds it in their latest
+ * conversation. For everything that is not a reply: scheduled runs, reminders, alerts.
+ */
+export function deliver(userId: string, message: string): Promise<Delivery> {
+  if (!active) {
+    return Promise.reject(
+      new StewardError('channels_not_started', 'deliver() needs a running Steward runtime.'),
+    );
+  }
+  return active.deliver(userId, message);
+}

@@ -1,0 +1,371 @@
+import { randomUUID } from 'node:crypto';
+import type { TurnEngine } from '../agents/index.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import { StewardError } from '../errors.ts';
+import type { JobQueue } from '../jobs/index.ts';
+import type { Logger } from '../logging/index.ts';
+import { appendMessage, createConversation, latestUserConversation } from '../memory/index.ts';
+import { ensureUser, identitiesByPreference, linkIdentity, noteIdentityActivity } from '../users/index.ts';
+import { resolveSender } from './access.ts';
+import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
+import { markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
+import { KeyedQueue } from './keyed-queue.ts';
+import { queueOutbound } from './outbox.ts';
+import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
+import { claimPairing, type PairingRequest, pairingCodeFor, settlePairingsOf } from './pairing.ts';
+import { replyParts, typingIndicator } from './reply-parts.ts';
+import { type ChannelStatus, channelsStatus } from './status.ts';
+import {
+  GREETING_TEXT,
+  HELP_TEXT,
+  INTERRUPTED_TEXT,
+  NEW_CONVERSATION_TEXT,
+  NOTHING_TO_SAY,
+  pairingText,
+  UNSUPPORTED_TEXT,
+} from './texts.ts';
+import type { ChannelAdapter, ChannelName, GatewayPort, InboundMessage, StoredInbound } from './types.ts';
+
+/** A message that failed this many times is given up with an apology (a poison message never loops). */
+const MAX_INBOUND_ATTEMPTS = 8;
+
+/** The part of the turn engine the gateway uses. */
+export type TurnHandler = Pick<TurnEngine, 'handle' | 'appendNote'>;
+
+export type GatewayDeps = {
+  database: Database;
+  jobs: JobQueue;
+  engine: TurnHandler;
+  adapters: ChannelAdapter[];
+  config: () => ResolvedConfig;
+  logger: Logger;
+  now?: () => Date;
+  sender?: Partial<Omit<OutboxSenderDeps, 'database' | 'adapter' | 'logger'>>;
+  problems?: Partial<Record<ChannelName, string[]>>;
+};
+
+export type Delivery =
+  | { delivered: 'channel'; channel: ChannelName; chatId: string; outboxIds: number[] }
+  | { delivered: 'conversation'; conversationId: string };
+
+export type PairingApproval =
+  | { ok: true; request: PairingRequest; userId: string }
+  | { ok: false; problem: string };
+
+/**
+ * The message gateway: stores what channels receive (before they acknowledge), processes it
+ * from the job queue one chat at a time in arrival order, and sends every reply and delivery
+ * through the outbox. Strangers get a pairing code; nothing of theirs reaches the model.
+ */
+export class Gateway implements GatewayPort {
+  readonly sender: OutboxSender;
+  readonly #deps: GatewayDeps;
+  readonly #adapters: Map<ChannelName, ChannelAdapter>;
+  readonly #chats = new KeyedQueue();
+  readonly #now: () => Date;
+  #started = false;
+  readonly #dispatcher: ChatDispatcher;
+
+  constructor(deps: GatewayDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+    this.#adapters = new Map(deps.adapters.map((adapter) => [adapter.name, adapter]));
+    this.#dispatcher = new ChatDispatcher({
+      database: deps.database,
+      jobs: deps.jobs,
+      logger: deps.logger,
+      now: this.#now,
+    });
+    this.sender = new OutboxSender({
+      database: deps.database,
+      logger: deps.logger,
+      adapter: (name) => this.#adapters.get(name),
+      now: this.#now,
+      ...deps.sender,
+    });
+  }
+
+  get database(): Database {
+    return this.#deps.database;
+  }
+
+  /** Configuration problems found at start-up, per channel (doctor and `steward channels` show them). */
+  get problems(): Partial<Record<ChannelName, string[]>> {
+    return this.#deps.problems ?? {};
+  }
+
+  /** The operator view (`steward channels`). */
+  status(): Promise<ChannelStatus[]> {
+    const adapters = this.adapters;
+    return channelsStatus(this.#deps.database, this.#deps.config(), {
+      configured: adapters.map((adapter) => adapter.name),
+      modes: Object.fromEntries(adapters.map((adapter) => [adapter.name, adapter.mode ?? 'webhook'])),
+      problems: this.problems,
+    });
+  }
+
+  get adapters(): ChannelAdapter[] {
+    return [...this.#adapters.values()];
+  }
+
+  adapter(name: ChannelName): ChannelAdapter | undefined {
+    return this.#adapters.get(name);
+  }
+
+  now(): Date {
+    return this.#now();
+  }
+
+  /** Declares the inbound job (every process that may run it): one job per chat with open messages. */
+  async register(): Promise<void> {
+    await this.#deps.jobs.register<{ channel: ChannelName; chatId: string }>(
+      INBOUND_JOB,
+      async (data) => {
+        await this.processChat(data.channel, data.chatId);
+      },
+      {
+        retryLimit: MAX_INBOUND_ATTEMPTS,
+        retryDelaySeconds: 2,
+        retryBackoff: true,
+        expireInSeconds: 900,
+        // No singleton policy: a job left active by a dead process would block its chat's next
+        // job until it expires. Duplicate jobs are harmless (chat lock, idempotent processing).
+        concurrency: 4,
+      },
+    );
+  }
+
+  /** Starts the channels (polling, webhook registration) and the outbox; queues work a restart left. */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    this.sender.start();
+    await this.#dispatcher.start();
+    for (const adapter of this.#adapters.values()) {
+      await adapter
+        .start?.(this)
+        .catch((error) =>
+          this.#deps.logger.error({ err: error, channel: adapter.name }, 'channel failed to start'),
+        );
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
+    await this.#dispatcher.stop();
+    await this.sender.stop();
+    this.#started = false;
+  }
+
+  /**
+   * Stores the message; that is all the webhook waits for. Its chat's job is queued right
+   * after, in the background (coalesced per chat): a crash in between leaves the message
+   * stored and open, and the sweep queues it.
+   */
+  async receive(message: InboundMessage): Promise<{ id: number; duplicate: boolean }> {
+    const stored = await storeInbound(this.#deps.database, message);
+    if (!stored.duplicate) this.#dispatcher.dispatch(message.channel, message.chatId);
+    return stored;
+  }
+
+  /**
+   * Processes the chat's open messages in arrival order, under the chat's lock (in this process
+   * and across processes). Idempotent: a message already done is skipped; a retried turn is
+   * not run twice (the engine de-duplicates by channel message id) and its reply is stored once.
+   */
+  async processChat(channel: ChannelName, chatId: string): Promise<void> {
+    const { database } = this.#deps;
+    const key = `${channel}:${chatId}`;
+    await this.#chats.run(key, () =>
+      database.withAdvisoryLock(`channel-chat:${key}`, async () => {
+        // From here on a new message of this chat needs a new job (unless this loop sees it).
+        this.#dispatcher.started(channel, chatId);
+        for (let round = 0; round < 100; round++) {
+          const open = await openInboundOfChat(database, channel, chatId);
+          if (open.length === 0) break;
+          for (const message of open) await this.#processOne(message);
+        }
+      }),
+    );
+    this.sender.kick();
+  }
+
+  async #processOne(message: StoredInbound): Promise<void> {
+    const { database, logger } = this.#deps;
+    if (message.attempts >= MAX_INBOUND_ATTEMPTS) {
+      logger.error({ inboundId: message.id, channel: message.channel }, 'giving up on an inbound message');
+      await this.#reply(
+        message,
+        message.userId,
+        'Sorry, something went wrong with that message; please send it again.',
+        'failed',
+      );
+      return;
+    }
+    const userId = await resolveSender(database, message, this.#deps.config().channels.allow);
+    if (!userId) {
+      const { request } = await pairingCodeFor(database, message, this.#now());
+      logger.info({ channel: message.channel, code: request.code }, 'unknown sender: pairing code sent');
+      await this.#reply(message, null, pairingText(request), 'pairing', 'pairing');
+      return;
+    }
+    await noteIdentityActivity(database, message.channel, message.senderId, {
+      directChatId: message.meta.group ? null : message.chatId,
+      displayName: message.senderName ?? null,
+      at: this.#now(),
+    });
+    if (message.kind === 'unsupported') return this.#reply(message, userId, UNSUPPORTED_TEXT);
+    const command = message.kind === 'command' ? /^\/(\w+)(?:@\S+)?\s*([\s\S]*)$/.exec(message.text) : null;
+    const name = command?.[1]?.toLowerCase();
+    if (name === 'start' || name === 'help')
+      return this.#reply(message, userId, name === 'start' ? GREETING_TEXT : HELP_TEXT);
+    if (name === 'new' && !command?.[2]?.trim()) {
+      await createConversation(database, userId, message.channel);
+      return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
+    }
+    const text = name === 'new' ? command![2]!.trim() : message.text;
+    if (!text.trim()) return this.#reply(message, userId, HELP_TEXT);
+    await markInbound(database, message.id, { status: 'processing', userId });
+    const typing = typingIndicator(this.#adapters.get(message.channel), message, this.#deps.logger);
+    try {
+      const outcome = await this.#deps.engine.handle({
+        userId,
+        text,
+        channel: message.channel,
+        channelMessageId: message.channelMessageId,
+        newConversation: name === 'new',
+        emit: typing.emit,
+      });
+      if (outcome.duplicate && (outcome.status as string) === 'running') {
+        // Another worker is still running this turn (or its crash is not yet recovered): retry later.
+        throw new StewardError(
+          'turn_in_progress',
+          `the turn of inbound message ${message.id} is still running`,
+        );
+      }
+      await this.#reply(
+        message,
+        userId,
+        outcome.reply || (outcome.status === 'interrupted' ? INTERRUPTED_TEXT : NOTHING_TO_SAY),
+      );
+    } catch (error) {
+      // A message the engine refuses (too long, unreadable) gets the reason; anything else retries.
+      if (error instanceof StewardError && error.code === 'invalid_message') {
+        return this.#reply(message, userId, error.message);
+      }
+      throw error;
+    } finally {
+      typing.stop();
+    }
+  }
+
+  /** Stores the reply's parts under keys unique to the inbound message, and settles the message. */
+  async #reply(
+    message: StoredInbound,
+    userId: string | null,
+    text: string,
+    status: 'done' | 'pairing' | 'failed' = 'done',
+    keyPrefix = 'reply',
+  ): Promise<void> {
+    const parts = replyParts(
+      this.#adapters.get(message.channel),
+      { channel: message.channel, chatId: message.chatId, meta: message.meta, userId, inboundId: message.id },
+      text,
+      `${keyPrefix}:${message.id}`,
+    );
+    await this.#deps.database.transaction(async (tx) => {
+      await queueOutbound(tx, parts);
+      await markInbound(tx, message.id, { status, userId });
+    });
+  }
+
+  /**
+   * Sends `message` (markdown) to the user's primary channel — the one set, else the one they
+   * last wrote from — through the outbox. A user with no reachable channel finds it as an
+   * assistant message in their latest conversation.
+   */
+  async deliver(userId: string, message: string): Promise<Delivery> {
+    const { database } = this.#deps;
+    // The primary channel first, then where they last wrote from; a channel that is off is skipped.
+    for (const identity of await identitiesByPreference(database, userId)) {
+      const adapter = this.#adapters.get(identity.channel as ChannelName);
+      const chatId = adapter ? (identity.directChatId ?? adapter.directChatId(identity.externalId)) : null;
+      if (!adapter || !chatId) continue;
+      const parts = replyParts(
+        adapter,
+        { channel: adapter.name, chatId, meta: {}, userId, inboundId: null },
+        message,
+        `deliver:${randomUUID()}`,
+      );
+      const outboxIds = await queueOutbound(database, parts);
+      this.sender.kick();
+      return { delivered: 'channel', channel: adapter.name, chatId, outboxIds };
+    }
+    await ensureUser(database, userId);
+    const conversation = await latestUserConversation(database, userId, 'cli');
+    // Through the engine: in order with the conversation's turns, never inside a running one.
+    await this.#deps.engine.appendNote({ userId, conversationId: conversation.id, text: message });
+    return { delivered: 'conversation', conversationId: conversation.id };
+  }
+
+  /**
+   * Admits the sender behind a pairing code as the user `<channel>:<sender>` and greets them.
+   */
+  async approvePairing(code: string): Promise<PairingApproval> {
+    const { database } = this.#deps;
+    const outcome = await database.transaction(async (tx) => {
+      const claimed = await claimPairing(
+        tx,
+        code,
+        (request) => `${request.channel}:${request.senderId}`,
+        this.#now(),
+      );
+      if ('problem' in claimed) return claimed;
+      await ensureUser(tx, claimed.userId!);
+      await linkIdentity(tx, {
+        channel: claimed.channel,
+        externalId: claimed.senderId,
+        userId: claimed.userId!,
+        displayName: claimed.senderName,
+      });
+      await this.#greet(tx, claimed);
+      return claimed;
+    });
+    if ('problem' in outcome) {
+      const problem = {
+        unknown: `No pairing code ${code}: check it against \`steward pairing list\`.`,
+        expired: `The pairing code ${code} has expired: the sender gets a new one by writing again.`,
+        approved: `The pairing code ${code} was already approved.`,
+      }[outcome.problem];
+      return { ok: false, problem };
+    }
+    this.sender.kick();
+    return { ok: true, request: outcome, userId: outcome.userId! };
+  }
+
+  /** Joins `channel:senderId` to `userId` (created if new), settling any pending pairing. */
+  async linkSender(channel: string, senderId: string, userId: string): Promise<void> {
+    await this.#deps.database.transaction(async (tx) => {
+      await ensureUser(tx, userId);
+      await linkIdentity(tx, { channel, externalId: senderId, userId });
+      await settlePairingsOf(tx, channel, senderId, userId);
+    });
+  }
+
+  async #greet(db: Queryable, request: PairingRequest): Promise<void> {
+    const parts = replyParts(
+      this.#adapters.get(request.channel),
+      {
+        channel: request.channel,
+        chatId: request.chatId,
+        meta: request.meta,
+        userId: request.userId,
+        inboundId: null,
+      },
+      GREETING_TEXT,
+      `greeting:${request.code}`,
+    );
+    await queueOutbound(db, parts);
+  }
+}

@@ -1,0 +1,30 @@
+export { channelApiRoutes, parseIdentity } from './api-routes.ts';
+export { INBOUND_JOB } from './chat-dispatcher.ts';
+export { deliver, setActiveGateway } from './deliver.ts';
+export {
+  type Delivery,
+  Gateway,
+  type GatewayDeps,
+  type PairingApproval,
+  type TurnHandler,
+} from './gateway.ts';
+export { type OutboxRow, type OutboxStatus, outboxRows } from './outbox.ts';
+export {
+  normalizePairingCode,
+  PAIRING_ALPHABET,
+  PAIRING_CODE_LENGTH,
+  type PairingRequest,
+  pendingPairings,
+} from './pairing.ts';
+export { CHANNEL_SETUP, channelsPublicUrl, createChannelAdapters, WEBHOOK_PATHS } from './registry.ts';
+export { type ChannelStatus, channelsStatus } from './status.ts';
+export type {
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChannelName,
+  InboundMessage,
+  OutboundMessage,
+  SendResult,
+} from './types.ts';
+export { CHANNEL_NAMES } from './types.ts';
+export { webhookRoutes } from './webhook-routes.ts';

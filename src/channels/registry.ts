@@ -1,0 +1,107 @@
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Logger } from '../logging/index.ts';
+import type { ChannelAdapter, ChannelName } from './types.ts';
+
+/** The route each channel's platform must be told about, under STEWARD_PUBLIC_URL. */
+export const WEBHOOK_PATHS: Record<ChannelName, string> = {
+  telegram: '/webhooks/telegram',
+  slack: '/webhooks/slack/events',
+  whatsapp: '/webhooks/whatsapp',
+  googlechat: '/webhooks/googlechat',
+};
+
+/**
+ * The URL platforms reach this server at: `channels.public_url` when set, else the server's
+ * `public_url` (STEWARD_PUBLIC_URL).
+ */
+export function channelsPublicUrl(
+  config: Pick<ResolvedConfig, 'public_url' | 'channels'>,
+): string | undefined {
+  return (config.channels.public_url ?? config.public_url)?.replace(/\/+$/, '');
+}
+
+/** What to set to turn each channel on (shown for channels that are off). */
+export const CHANNEL_SETUP: Record<ChannelName, string> = {
+  telegram: 'set TELEGRAM_BOT_TOKEN (and, for webhooks, STEWARD_PUBLIC_URL + TELEGRAM_WEBHOOK_SECRET)',
+  slack: 'set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET',
+  whatsapp:
+    'set WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN and WHATSAPP_PHONE_NUMBER_ID',
+  googlechat: 'set GOOGLE_CHAT_PROJECT_NUMBER (and GOOGLE_CHAT_SERVICE_ACCOUNT for replies after 25 s)',
+};
+
+/** Settings that contradict each other or lack a partner, each with what to set. */
+export function channelConfigProblems(config: ResolvedConfig): Partial<Record<ChannelName, string[]>> {
+  const { telegram, slack, whatsapp, googlechat } = config.channels;
+  const problems: Partial<Record<ChannelName, string[]>> = {};
+  const add = (channel: ChannelName, problem: string) => {
+    problems[channel] = [...(problems[channel] ?? []), problem];
+  };
+  if (!telegram.bot_token && telegram.webhook_secret) {
+    add(
+      'telegram',
+      'TELEGRAM_WEBHOOK_SECRET is set without TELEGRAM_BOT_TOKEN: set TELEGRAM_BOT_TOKEN (from @BotFather)',
+    );
+  }
+  if (Boolean(slack.bot_token) !== Boolean(slack.signing_secret)) {
+    add(
+      'slack',
+      slack.bot_token
+        ? 'SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET: set SLACK_SIGNING_SECRET (Basic Information → App Credentials) so events can be verified'
+        : 'SLACK_SIGNING_SECRET is set without SLACK_BOT_TOKEN: set SLACK_BOT_TOKEN (OAuth & Permissions → Bot User OAuth Token)',
+    );
+  }
+  const whatsappSettings = {
+    WHATSAPP_ACCESS_TOKEN: whatsapp.access_token,
+    WHATSAPP_APP_SECRET: whatsapp.app_secret,
+    WHATSAPP_VERIFY_TOKEN: whatsapp.verify_token,
+    WHATSAPP_PHONE_NUMBER_ID: whatsapp.phone_number_id,
+  };
+  const missing = Object.entries(whatsappSettings)
+    .filter(([, value]) => !value)
+    .map(([name]) => name);
+  if (missing.length > 0 && missing.length < 4)
+    add('whatsapp', `WhatsApp is partly configured: set ${missing.join(', ')}`);
+  if (!googlechat.project_number && googlechat.service_account) {
+    add(
+      'googlechat',
+      'GOOGLE_CHAT_SERVICE_ACCOUNT is set without GOOGLE_CHAT_PROJECT_NUMBER: set the project number (the JWT audience)',
+    );
+  }
+  return problems;
+}
+
+/**
+ * One adapter per configured channel, plus every configuration problem (logged at start, shown
+ * by doctor). A channel's module (and its platform library: grammy, jose…) is loaded only when
+ * the channel is configured.
+ */
+export async function createChannelAdapters(
+  config: ResolvedConfig,
+  logger: Logger,
+): Promise<{ adapters: ChannelAdapter[]; problems: Partial<Record<ChannelName, string[]>> }> {
+  const { telegram, slack, whatsapp, googlechat } = config.channels;
+  const candidates: Array<ChannelAdapter | null> = [];
+  if (telegram.bot_token) {
+    const { telegramFromConfig } = await import('./telegram/telegram-adapter.ts');
+    candidates.push(telegramFromConfig(config.channels, channelsPublicUrl(config), logger));
+  }
+  if (slack.bot_token && slack.signing_secret) {
+    const { slackFromConfig } = await import('./slack/slack-adapter.ts');
+    candidates.push(slackFromConfig(config.channels, logger));
+  }
+  if (whatsapp.access_token && whatsapp.app_secret && whatsapp.verify_token && whatsapp.phone_number_id) {
+    const { whatsappFromConfig } = await import('./whatsapp/whatsapp-adapter.ts');
+    candidates.push(whatsappFromConfig(config.channels, logger));
+  }
+  if (googlechat.project_number) {
+    const { googleChatFromConfig } = await import('./googlechat/googlechat-adapter.ts');
+    candidates.push(googleChatFromConfig(config.channels, logger));
+  }
+  const adapters = candidates.filter((adapter): adapter is ChannelAdapter => adapter !== null);
+  const problems = channelConfigProblems(config);
+  for (const adapter of adapters) {
+    const own = adapter.problems();
+    if (own.length) problems[adapter.name] = [...(problems[adapter.name] ?? []), ...own];
+  }
+  return { adapters, problems };
+}

@@ -1,0 +1,273 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Api, GrammyError, HttpError } from 'grammy';
+import type { Update } from 'grammy/types';
+import { Hono } from 'hono';
+import type { ChannelsConfig } from '../../config/index.ts';
+import { errorMessage } from '../../errors.ts';
+import type { Logger } from '../../logging/index.ts';
+import { plainText } from '../markdown.ts';
+import { httpFailure, networkFailure } from '../send-errors.ts';
+import type {
+  ChannelAdapter,
+  ChatMeta,
+  GatewayPort,
+  OutboundMessage,
+  SendResult,
+  WebhookGuard,
+} from '../types.ts';
+import { grammySignal } from './grammy-signal.ts';
+import { LongPoller } from './long-polling.ts';
+import { type BotIdentity, normalizeTelegramUpdate } from './normalize-update.ts';
+import { telegramHtml } from './telegram-html.ts';
+
+export const TELEGRAM_MAX_LENGTH = 4096;
+
+export type TelegramOptions = {
+  botToken: string;
+  webhookSecret?: string;
+  apiRoot: string;
+  publicUrl?: string;
+  logger: Logger;
+  pollTimeoutSeconds?: number;
+  stallGraceMs?: number;
+};
+
+function sameSecret(given: string | null, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const isParseError = (error: GrammyError) =>
+  error.error_code === 400 &&
+  /can't parse|parse entities|unsupported start tag|can't find end/i.test(error.description);
+
+/**
+ * Telegram through grammy's Bot API client. Webhook mode when a public URL and a webhook
+ * secret are set (`setWebhook` at start, every request checked against the secret header);
+ * long polling otherwise. Replies are HTML, resent as plain text when Telegram cannot parse them.
+ */
+export class TelegramAdapter implements ChannelAdapter {
+  readonly name = 'telegram' as const;
+  readonly capabilities = {
+    typingIndicator: true,
+    maxLength: TELEGRAM_MAX_LENGTH,
+    voice: false,
+    attachments: false,
+  };
+  readonly api: Api;
+  readonly #options: TelegramOptions;
+  readonly #bot: BotIdentity;
+  #poller: LongPoller | null = null;
+  webhookError: string | null = null;
+
+  constructor(options: TelegramOptions) {
+    this.#options = options;
+    // grammy's own timeout is a backstop; each send carries the outbox's shorter signal.
+    this.api = new Api(options.botToken, {
+      apiRoot: options.apiRoot.replace(/\/+$/, ''),
+      timeoutSeconds: 120,
+    });
+    this.#bot = { id: Number(options.botToken.split(':')[0]), username: null };
+  }
+
+  get mode(): 'webhook' | 'polling' {
+    return this.#options.publicUrl && this.#options.webhookSecret ? 'webhook' : 'polling';
+  }
+
+  get webhookUrl(): string | null {
+    return this.#options.publicUrl
+      ? `${this.#options.publicUrl.replace(/\/+$/, '')}/webhooks/telegram`
+      : null;
+  }
+
+  get poller(): LongPoller | null {
+    return this.#poller;
+  }
+
+  problems(): string[] {
+    const problems: string[] = [];
+    if (this.#options.webhookSecret && !this.#options.publicUrl) {
+      problems.push(
+        'TELEGRAM_WEBHOOK_SECRET is set but STEWARD_PUBLIC_URL is not: Telegram uses long polling; set STEWARD_PUBLIC_URL to receive webhooks',
+      );
+    }
+    if (this.#options.publicUrl && !this.#options.webhookSecret) {
+      problems.push(
+        'STEWARD_PUBLIC_URL is set but TELEGRAM_WEBHOOK_SECRET is not: Telegram uses long polling; set TELEGRAM_WEBHOOK_SECRET to receive webhooks',
+      );
+    }
+    return problems;
+  }
+
+  directChatId(senderId: string): string {
+    return senderId; // a private chat's id is the user's id
+  }
+
+  format(markdown: string): string {
+    return telegramHtml(markdown);
+  }
+
+  async #identity(): Promise<BotIdentity> {
+    if (this.#bot.username) return this.#bot;
+    try {
+      const me = await this.api.getMe(grammySignal(AbortSignal.timeout(10_000)));
+      this.#bot.id = me.id;
+      this.#bot.username = me.username;
+    } catch (error) {
+      this.#options.logger.warn(
+        { channel: 'telegram', err: errorMessage(error) },
+        'telegram: getMe failed; group mentions are not recognized until it answers',
+      );
+    }
+    return this.#bot;
+  }
+
+  async #receive(gateway: GatewayPort, update: Update): Promise<void> {
+    const message = normalizeTelegramUpdate(update, await this.#identity());
+    if (message) await gateway.receive(message);
+  }
+
+  routes(gateway: GatewayPort, guard: WebhookGuard): Hono | null {
+    const secret = this.#options.webhookSecret;
+    if (this.mode !== 'webhook' || !secret) return null;
+    const app = new Hono();
+    app.post(
+      '/telegram',
+      guard(
+        'telegram',
+        {
+          headers: async (headers) =>
+            sameSecret(headers.get('x-telegram-bot-api-secret-token'), secret)
+              ? 'verified'
+              : { refused: 'bad secret token' },
+        },
+        async ({ json }) => {
+          const update = json as Update | undefined;
+          if (!update || typeof update !== 'object' || typeof update.update_id !== 'number') {
+            this.#options.logger.warn(
+              { channel: 'telegram' },
+              'telegram: dropped a webhook that is not an update',
+            );
+            return { status: 400, empty: true };
+          }
+          await this.#receive(gateway, update);
+          return { status: 200, empty: true };
+        },
+      ),
+    );
+    return app;
+  }
+
+  async start(gateway: GatewayPort): Promise<void> {
+    const { logger } = this.#options;
+    await this.#identity();
+    if (this.mode === 'webhook') {
+      try {
+        await this.api.setWebhook(
+          this.webhookUrl!,
+          { secret_token: this.#options.webhookSecret, allowed_updates: ['message'] },
+          grammySignal(AbortSignal.timeout(15_000)),
+        );
+        this.webhookError = null;
+        logger.info({ channel: 'telegram', url: this.webhookUrl }, 'telegram: webhook registered');
+      } catch (error) {
+        this.webhookError = errorMessage(error);
+        logger.error(
+          { channel: 'telegram', err: this.webhookError },
+          'telegram: setWebhook failed; check STEWARD_PUBLIC_URL and TELEGRAM_BOT_TOKEN',
+        );
+      }
+      return;
+    }
+    this.#poller = new LongPoller({
+      api: this.api,
+      logger,
+      handle: (update) => this.#receive(gateway, update),
+      pollTimeoutSeconds: this.#options.pollTimeoutSeconds,
+      stallGraceMs: this.#options.stallGraceMs,
+    });
+    this.#poller.start();
+    logger.info({ channel: 'telegram' }, 'telegram: long polling (no public URL)');
+  }
+
+  async stop(): Promise<void> {
+    await this.#poller?.stop();
+    this.#poller = null;
+  }
+
+  async typing(chatId: string, meta: ChatMeta): Promise<void> {
+    await this.api.sendChatAction(
+      chatId,
+      'typing',
+      meta.threadId ? { message_thread_id: Number(meta.threadId) } : {},
+      grammySignal(AbortSignal.timeout(5_000)),
+    );
+  }
+
+  async send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
+    const common = {
+      link_preview_options: { is_disabled: true },
+      ...(message.meta.threadId ? { message_thread_id: Number(message.meta.threadId) } : {}),
+      ...(message.meta.replyToMessageId
+        ? {
+            reply_parameters: {
+              message_id: Number(message.meta.replyToMessageId),
+              allow_sending_without_reply: true,
+            },
+          }
+        : {}),
+    };
+    try {
+      const sent = await this.api.sendMessage(
+        message.chatId,
+        this.format(message.text),
+        { ...common, parse_mode: 'HTML' },
+        grammySignal(signal),
+      );
+      return { kind: 'sent', messageId: String(sent.message_id) };
+    } catch (error) {
+      if (!(error instanceof GrammyError && isParseError(error))) return this.#failure(error);
+      this.#options.logger.warn(
+        { channel: 'telegram', err: error.description },
+        'telegram: HTML refused; resending as plain text',
+      );
+    }
+    try {
+      const sent = await this.api.sendMessage(
+        message.chatId,
+        plainText(message.text),
+        common,
+        grammySignal(signal),
+      );
+      return { kind: 'sent', messageId: String(sent.message_id) };
+    } catch (error) {
+      return this.#failure(error);
+    }
+  }
+
+  #failure(error: unknown): SendResult {
+    if (error instanceof GrammyError)
+      return httpFailure(error.error_code, error.description, error.parameters.retry_after);
+    if (error instanceof HttpError) return networkFailure(error.error, 'telegram sendMessage');
+    return networkFailure(error, 'telegram sendMessage');
+  }
+}
+
+/** Builds the adapter from `channels.*`, or null when no bot token is set. */
+export function telegramFromConfig(
+  channels: ChannelsConfig,
+  publicUrl: string | undefined,
+  logger: Logger,
+): TelegramAdapter | null {
+  const { telegram } = channels;
+  if (!telegram.bot_token) return null;
+  return new TelegramAdapter({
+    botToken: telegram.bot_token,
+    webhookSecret: telegram.webhook_secret,
+    apiRoot: telegram.api_root,
+    publicUrl,
+    logger,
+  });
+}

@@ -1,0 +1,136 @@
+import type { Hono } from 'hono';
+
+export const CHANNEL_NAMES = ['telegram', 'slack', 'whatsapp', 'googlechat'] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/** What a channel can do, so the gateway never asks for more. */
+export type ChannelCapabilities = {
+  /** Shows "typing…" while a turn runs. */
+  typingIndicator: boolean;
+  /** Longest text one message may carry; longer replies are split on paragraph boundaries. */
+  maxLength: number;
+  voice: boolean;
+  attachments: boolean;
+};
+
+/** Anything a channel needs to reply in the right place (thread, quoted message, group). */
+export type ChatMeta = {
+  threadId?: string;
+  replyToMessageId?: string;
+  /** The chat is a group or channel (not a one-to-one conversation). */
+  group?: boolean;
+};
+
+/** One message from a platform, normalized; stored before the webhook is acknowledged. */
+export type InboundMessage = {
+  channel: ChannelName;
+  /** Unique per channel: a redelivery carries the same id and is dropped. */
+  channelMessageId: string;
+  /** Where replies go (a chat, a Slack channel or DM, a phone number, a Chat space). */
+  chatId: string;
+  senderId: string;
+  senderName?: string | null;
+  /** `command`: a bot command such as /start; `unsupported`: nothing Steward can read (a sticker). */
+  kind: 'text' | 'command' | 'unsupported';
+  text: string;
+  meta: ChatMeta;
+};
+
+export type StoredInbound = InboundMessage & {
+  id: number;
+  status: 'received' | 'processing' | 'done' | 'pairing' | 'failed';
+  userId: string | null;
+  attempts: number;
+  receivedAt: Date;
+};
+
+/** One part of a reply, ready to send. `text` is markdown; the adapter formats it for the channel. */
+export type OutboundMessage = {
+  outboxId: number;
+  inboundId: number | null;
+  chatId: string;
+  text: string;
+  meta: ChatMeta;
+};
+
+/**
+ * The outcome of one send, as a value. `sent` needs the platform's message id (null only when
+ * the reply travelled inside the webhook's own response); `retry` means nothing was delivered;
+ * `ambiguous` means the request may have arrived (a timeout after it left): never resent.
+ */
+export type SendResult =
+  | { kind: 'sent'; messageId: string | null }
+  | { kind: 'retry'; error: string; retryAfterMs?: number }
+  | { kind: 'failed'; error: string }
+  | { kind: 'ambiguous'; error: string };
+
+/** What the gateway offers the adapters: storing what came in, and waiting for replies. */
+export type GatewayPort = {
+  /**
+   * Stores the message and queues its processing. Returns the stored id, or null for a
+   * redelivery (already stored). Throws only when the database is down (the platform retries).
+   */
+  receive(message: InboundMessage): Promise<{ id: number; duplicate: boolean }>;
+  now(): Date;
+};
+
+/** Answer a webhook handler gives back to the route (status and body). */
+export type WebhookAnswer =
+  | { status: number; json: unknown }
+  | { status: number; text: string }
+  | { status: number; empty: true };
+
+/**
+ * A chat platform. `routes` serves its webhooks (every one verified before anything in it is
+ * read); `send` must not throw for platform failures: it returns them as a SendResult.
+ */
+export interface ChannelAdapter {
+  readonly name: ChannelName;
+  readonly capabilities: ChannelCapabilities;
+  /** How messages arrive (Telegram polls without a public URL); default webhook. */
+  readonly mode?: 'webhook' | 'polling';
+  /** Webhook routes, mounted under /webhooks; null for a channel with none (Telegram polling). */
+  routes(gateway: GatewayPort, guard: WebhookGuard): Hono | null;
+  send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult>;
+  /** Markdown to the channel's own markup (Telegram HTML, Slack mrkdwn…). */
+  format(markdown: string): string;
+  /** Shows the typing indicator once (the platform hides it after a few seconds). */
+  typing?(chatId: string, meta: ChatMeta): Promise<void>;
+  /** Where a direct message to this sender goes, when not learned from a conversation. */
+  directChatId(senderId: string): string | null;
+  /** Background work (long polling, setWebhook). Failures are logged, never thrown. */
+  start?(gateway: GatewayPort): Promise<void>;
+  stop?(): Promise<void>;
+  /** Settings this channel is missing or contradicting, each with what to set. */
+  problems(): string[];
+}
+
+/** The request as the guard hands it to a webhook handler: verified, body read within the limits. */
+export type VerifiedRequest = {
+  headers: Headers;
+  url: URL;
+  body: Uint8Array;
+  /** The JSON body, parsed; undefined when it is not JSON (the handler decides). */
+  json: unknown;
+};
+
+/** Verification of one webhook request, by the channel. */
+export type WebhookVerifier = {
+  /**
+   * Checks what the headers alone can tell. `verified`: fully verified (a secret token, a JWT);
+   * `signed`: a signature over the body is present and fresh and will be checked after reading;
+   * a string: the reason for refusing (logged, never sent).
+   */
+  headers(headers: Headers, url: URL): Promise<'verified' | 'signed' | { refused: string }>;
+  /** The status a refusal answers (default 401; WhatsApp's verify handshake wants 403). */
+  refusedStatus?: number;
+  /** For `signed` requests: checks the signature over the raw body. */
+  body?(headers: Headers, body: Uint8Array): { refused: string } | null;
+};
+
+/** Wraps a webhook handler with the body limits, verification, failure rate limit and access log. */
+export type WebhookGuard = (
+  channel: ChannelName,
+  verifier: WebhookVerifier,
+  handler: (request: VerifiedRequest) => Promise<WebhookAnswer>,
+) => (c: import('hono').Context) => Promise<Response>;

@@ -1,0 +1,230 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Hono } from 'hono';
+import type { ChannelsConfig } from '../../config/index.ts';
+import type { Logger } from '../../logging/index.ts';
+import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
+import { httpFailure, networkFailure, retryAfterSeconds } from '../send-errors.ts';
+import type {
+  ChannelAdapter,
+  GatewayPort,
+  InboundMessage,
+  OutboundMessage,
+  SendResult,
+  WebhookGuard,
+} from '../types.ts';
+
+export const WHATSAPP_MAX_LENGTH = 4096;
+
+/** Graph error codes that are throttling, not refusal. */
+const THROTTLED = new Set([4, 80007, 130429, 131048, 131056]);
+
+const WHATSAPP_MARKUP: MarkdownRenderer = {
+  escape: (text) => text,
+  codeBlock: (code) => `\`\`\`${code}\`\`\``,
+  inlineCode: (code) => `\`${code}\``,
+  bold: (inner) => `*${inner}*`,
+  italic: (inner) => `_${inner}_`,
+  strike: (inner) => `~${inner}~`,
+  link: (label, url) => (label === url ? url : `${label} (${url})`),
+  heading: (inner) => `*${inner}*`,
+  bullet: '•',
+};
+
+type WhatsAppValue = {
+  metadata?: { phone_number_id?: string };
+  contacts?: Array<{ wa_id?: string; profile?: { name?: string } }>;
+  messages?: Array<{ from?: string; id?: string; type?: string; text?: { body?: string } }>;
+  statuses?: unknown[];
+};
+type WhatsAppPayload = {
+  object?: string;
+  entry?: Array<{ changes?: Array<{ field?: string; value?: WhatsAppValue }> }>;
+};
+
+export function whatsappSignatureMatches(
+  appSecret: string,
+  header: string | null,
+  body: Uint8Array,
+): boolean {
+  if (!header) return false;
+  const expected = Buffer.from(`sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`);
+  const given = Buffer.from(header);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+function sameToken(given: string | null, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export type WhatsAppOptions = {
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+  phoneNumberId: string;
+  graphUrl: string;
+  logger: Logger;
+  fetch?: typeof fetch;
+};
+
+/**
+ * The WhatsApp Cloud API: the subscription handshake (`hub.challenge` for the right verify
+ * token), every POST checked against `X-Hub-Signature-256`, status callbacks acknowledged and
+ * ignored, replies through `POST {graph}/{phone_number_id}/messages`.
+ */
+export class WhatsAppAdapter implements ChannelAdapter {
+  readonly name = 'whatsapp' as const;
+  readonly capabilities = {
+    typingIndicator: false,
+    maxLength: WHATSAPP_MAX_LENGTH,
+    voice: false,
+    attachments: false,
+  };
+  readonly #options: WhatsAppOptions;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: WhatsAppOptions) {
+    this.#options = options;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  problems(): string[] {
+    return [];
+  }
+
+  directChatId(senderId: string): string {
+    return senderId;
+  }
+
+  format(markdown: string): string {
+    return renderMarkdown(markdown, WHATSAPP_MARKUP);
+  }
+
+  /** Every text message of a webhook; other message types are answered with a note. */
+  normalize(payload: WhatsAppPayload): InboundMessage[] {
+    const messages: InboundMessage[] = [];
+    for (const entry of payload.entry ?? []) {
+      for (const change of entry.changes ?? []) {
+        const value = change.value;
+        if (change.field !== 'messages' || !value?.messages) continue;
+        for (const message of value.messages) {
+          if (!message.from || !message.id) continue;
+          const name =
+            value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name ?? null;
+          const text = message.type === 'text' ? (message.text?.body ?? '').trim() : '';
+          messages.push({
+            channel: 'whatsapp',
+            channelMessageId: message.id,
+            chatId: message.from,
+            senderId: message.from,
+            senderName: name,
+            kind: message.type === 'text' ? (text.startsWith('/') ? 'command' : 'text') : 'unsupported',
+            text,
+            meta: {},
+          });
+        }
+      }
+    }
+    return messages;
+  }
+
+  routes(gateway: GatewayPort, guard: WebhookGuard): Hono {
+    const app = new Hono();
+    const { verifyToken, appSecret } = this.#options;
+    app.get(
+      '/whatsapp',
+      guard(
+        'whatsapp',
+        {
+          refusedStatus: 403,
+          headers: async (_headers, url) =>
+            url.searchParams.get('hub.mode') === 'subscribe' &&
+            sameToken(url.searchParams.get('hub.verify_token'), verifyToken)
+              ? 'verified'
+              : { refused: 'bad verify token or mode' },
+        },
+        async ({ url }) => ({ status: 200, text: url.searchParams.get('hub.challenge') ?? '' }),
+      ),
+    );
+    app.post(
+      '/whatsapp',
+      guard(
+        'whatsapp',
+        {
+          headers: async (headers) =>
+            /^sha256=[0-9a-f]{64}$/.test(headers.get('x-hub-signature-256') ?? '')
+              ? 'signed'
+              : { refused: 'missing signature' },
+          body: (headers, body) =>
+            whatsappSignatureMatches(appSecret, headers.get('x-hub-signature-256'), body)
+              ? null
+              : { refused: 'bad signature' },
+        },
+        async ({ json }) => {
+          const payload = (json ?? {}) as WhatsAppPayload;
+          if (payload.object !== 'whatsapp_business_account') return { status: 200, empty: true };
+          for (const message of this.normalize(payload)) await gateway.receive(message);
+          return { status: 200, empty: true };
+        },
+      ),
+    );
+    return app;
+  }
+
+  async send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
+    const url = `${this.#options.graphUrl.replace(/\/+$/, '')}/${this.#options.phoneNumberId}/messages`;
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.#options.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: message.chatId,
+          type: 'text',
+          text: { preview_url: false, body: this.format(message.text) },
+        }),
+        signal,
+      });
+    } catch (error) {
+      return networkFailure(error, 'whatsapp messages');
+    }
+    const body = (await response.json().catch(() => null)) as {
+      messages?: Array<{ id?: string }>;
+      error?: { message?: string; code?: number };
+    } | null;
+    if (response.ok) {
+      const id = body?.messages?.[0]?.id;
+      return id
+        ? { kind: 'sent', messageId: id }
+        : { kind: 'ambiguous', error: 'the Graph API answered without a message id' };
+    }
+    const detail = body?.error?.message ?? response.statusText;
+    if (body?.error?.code !== undefined && THROTTLED.has(body.error.code)) {
+      return {
+        kind: 'retry',
+        error: `whatsapp throttled (${body.error.code}): ${detail}`,
+        retryAfterMs: (retryAfterSeconds(response.headers.get('retry-after')) ?? 30) * 1000,
+      };
+    }
+    return httpFailure(response.status, detail, retryAfterSeconds(response.headers.get('retry-after')));
+  }
+}
+
+/** Builds the adapter from `channels.whatsapp`, or null unless all four settings are present. */
+export function whatsappFromConfig(channels: ChannelsConfig, logger: Logger): WhatsAppAdapter | null {
+  const { whatsapp } = channels;
+  if (!whatsapp.access_token || !whatsapp.app_secret || !whatsapp.verify_token || !whatsapp.phone_number_id)
+    return null;
+  return new WhatsAppAdapter({
+    accessToken: whatsapp.access_token,
+    appSecret: whatsapp.app_secret,
+    verifyToken: whatsapp.verify_token,
+    phoneNumberId: whatsapp.phone_number_id,
+    graphUrl: whatsapp.graph_url,
+    logger,
+  });
+}

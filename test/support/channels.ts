@@ -1,0 +1,63 @@
+import type { Hono } from 'hono';
+import { FailureLimiter } from '../../src/channels/failure-limiter.ts';
+import { webhookRoutes } from '../../src/channels/index.ts';
+import { type Logger, silentLogger } from '../../src/logging/logger.ts';
+import { createServerApp } from '../../src/server/index.ts';
+import type { Backend } from './db.ts';
+import type { FakeLlm } from './fake-llm.ts';
+import { startTestSteward, type TestSteward } from './steward.ts';
+
+export type ChannelSteward = TestSteward & {
+  /** The HTTP app with /webhooks mounted, for `app.request()`. */
+  app: Hono;
+  post(path: string, body: string | object, headers?: Record<string, string>): Promise<Response>;
+  /** Rows of a table owned by channels/ (tests only read them). */
+  count(sql: string, params?: unknown[]): Promise<number>;
+};
+
+/**
+ * A runtime with its channels started (workers, outbox, adapters) and the webhook app, on a
+ * fresh database. `channelsYaml` is the `channels:` block of steward.yaml.
+ */
+export async function startChannelSteward(
+  backend: Backend,
+  fake: FakeLlm,
+  channelsYaml: string,
+  options: {
+    limiter?: FailureLimiter;
+    logger?: Logger;
+    onVerification?: (channel: string, result: 'verified' | 'rejected') => void;
+  } = {},
+): Promise<ChannelSteward> {
+  const steward = await startTestSteward(backend, fake, { extraYaml: channelsYaml });
+  const { runtime } = steward;
+  await runtime.jobs.start();
+  await runtime.channels.start();
+  const webhooks = webhookRoutes(runtime.channels, {
+    logger: options.logger ?? silentLogger(),
+    limiter: options.limiter ?? new FailureLimiter({ maxFailures: 1000 }),
+    onVerification: options.onVerification,
+  });
+  const app = createServerApp({
+    database: runtime.database,
+    logger: silentLogger(),
+    config: () => runtime.config.get(),
+    webhooks,
+  });
+  return {
+    ...steward,
+    app,
+    post: (path, body, headers = {}) =>
+      Promise.resolve(
+        app.request(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        }),
+      ),
+    count: async (sql, params = []) => {
+      const rows = await runtime.database.query<{ count: number }>(sql, params);
+      return Number(rows[0]?.count ?? 0);
+    },
+  };
+}
