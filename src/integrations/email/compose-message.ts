@@ -1,0 +1,20 @@
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type { OutgoingEmail } from './email-types.ts';
+
+/** The nodemailer message for `email` sent as `from` (threading headers included). */
+export function mailOptions(from: string, email: OutgoingEmail) {
+  return {
+    from,
+    to: email.to,
+    cc: email.cc?.length ? email.cc : undefined,
+    subject: email.subject,
+    text: email.text,
+    inReplyTo: email.inReplyTo ?? undefined,
+    references: email.references?.length ? email.references : undefined,
+  };
+}
+
+/** The raw RFC 5322 bytes of `email` (for Gmail's API and IMAP APPEND). */
+export async function composeRawMessage(from: string, email: OutgoingEmail): Promise<Buffer> {
+  return new MailComposer(mailOptions(from, email)).compile().build();
+}

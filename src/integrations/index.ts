@@ -1,0 +1,67 @@
+/** Providers behind small interfaces (email, calendar, CRM), per-user credentials and account connection. */
+export type {
+  CalendarEvent,
+  CalendarProvider,
+  EventChanges,
+  NewEvent,
+  TimeRange,
+} from './calendar/calendar-types.ts';
+export { calendarFeedRoutes } from './calendar/feed-routes.ts';
+export { freeSlots } from './calendar/free-slots.ts';
+export { calendarFeed, calendarFeedToken } from './calendar/ics-feed.ts';
+export { LocalCalendar } from './calendar/local-calendar.ts';
+export { normalizeRrule } from './calendar/recurrence.ts';
+export {
+  localDay,
+  localDayLabel,
+  localTime,
+  parseDateTime,
+  startOfLocalDay,
+} from './calendar/zoned-time.ts';
+export { CredentialStore, CredentialsUnreadableError } from './credentials/credential-store.ts';
+export { type ConnectedAccount, PROVIDERS, type Provider } from './credentials/credential-types.ts';
+export { credentialSecrets } from './credentials/known-secrets.ts';
+export type {
+  ContactFields,
+  CrmContact,
+  CrmDeal,
+  CrmNote,
+  CrmProvider,
+  DealFields,
+} from './crm/crm-types.ts';
+export { formatAddress, parseAddress, parseAddressList } from './email/email-address.ts';
+export type {
+  EmailMessage,
+  EmailProvider,
+  EmailQuery,
+  EmailSummary,
+  OutgoingEmail,
+} from './email/email-types.ts';
+export { GOOGLE_SCOPES, googleAuthClient } from './google/google-auth.ts';
+export {
+  type IntegrationSettings,
+  Integrations,
+  type Lookup,
+  OWNER_USER,
+  type UnavailableDomain,
+} from './integrations.ts';
+export { ProviderError, type ProviderIssue } from './provider-error.ts';
+
+import type { AuthClient } from 'google-auth-library';
+import type { Integrations } from './integrations.ts';
+
+/**
+ * A google-auth-library client acting for `userId` (OAuth refresh token or service account),
+ * or null when the user has no Google account connected. The Drive store takes this client.
+ */
+export function googleAuthForUser(integrations: Integrations, userId: string): Promise<AuthClient | null> {
+  return integrations.googleAuth(userId);
+}
+
+/** Skill domains `userId` cannot use now, each with the reason and the `steward connect …` that fixes it. */
+export function unavailableDomains(integrations: Integrations, userId: string) {
+  return integrations.unavailableDomains(userId);
+}
+export { type ConnectResult, connectAccount } from './connect-account.ts';
+export { serviceAccountCredentials } from './google/google-auth.ts';
+export { runGoogleOAuthFlow } from './google/oauth-flow.ts';
