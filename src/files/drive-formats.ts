@@ -1,0 +1,47 @@
+import {
+  type DriveFile,
+  FOLDER_MIME,
+  GOOGLE_DOC_MIME,
+  GOOGLE_SHEET_MIME,
+  GOOGLE_SLIDES_MIME,
+} from './drive-client.ts';
+import { extensionOf } from './vault-path.ts';
+
+/** How a Google-native file is brought into the vault: Docs as markdown, Sheets as CSV, Slides as text. */
+const EXPORTS: Record<string, { mimeType: string; extension: string }> = {
+  [GOOGLE_DOC_MIME]: { mimeType: 'text/markdown', extension: '.md' },
+  [GOOGLE_SHEET_MIME]: { mimeType: 'text/csv', extension: '.csv' },
+  [GOOGLE_SLIDES_MIME]: { mimeType: 'text/plain', extension: '.txt' },
+};
+
+export const isNative = (mimeType: string) =>
+  mimeType.startsWith('application/vnd.google-apps.') && mimeType !== FOLDER_MIME;
+
+export const exportFormat = (mimeType: string) => EXPORTS[mimeType] ?? null;
+
+/** The name a Drive file has in the vault: a Google Doc "Plan" is `Plan.md`. */
+export function driveName(file: DriveFile): string {
+  const format = exportFormat(file.mimeType);
+  if (!format || file.name.toLowerCase().endsWith(format.extension)) return file.name;
+  return `${file.name}${format.extension}`;
+}
+
+const TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.txt': 'text/plain',
+  '.csv': 'text/csv',
+  '.json': 'application/json',
+  '.html': 'text/html',
+  '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+};
+
+/** The MIME type a vault file is uploaded with. */
+export const mimeFor = (userPath: string) =>
+  TYPES[extensionOf(userPath).toLowerCase()] ?? 'application/octet-stream';

@@ -1,0 +1,134 @@
+import path from 'node:path';
+import type { Database } from '../db/index.ts';
+import type { JobQueue } from '../jobs/index.ts';
+import { type Logger, silentLogger } from '../logging/index.ts';
+import { indexSkillPages, type SkillPage } from './content-index.ts';
+import { DriveClient, type DriveConnection, type DriveConnector, FOLDER_MIME } from './drive-client.ts';
+import { DriveFileStore } from './drive-file-store.ts';
+import { type SyncReport, syncWithDrive } from './drive-sync.ts';
+import { done, type FileOutcome, type RecoveryReport, type StepHook } from './file-store.ts';
+import { enqueueIndex } from './index-jobs.ts';
+import { usersWithPendingOperations } from './journal.ts';
+import { LocalVault } from './local-vault.ts';
+
+export type FilesSettings = {
+  /** Largest file files.read shows (bytes of text). */
+  maxReadBytes: number;
+  /** Larger files are indexed by name only. */
+  maxIndexBytes: number;
+  /** The Drive folder files.sync mirrors; unset: a folder named "Steward" in My Drive. */
+  driveFolderId?: string;
+};
+
+export type FilesServiceOptions = {
+  database: Database;
+  /** `<data dir>`: vaults live in `<data dir>/files/<user id>/`. */
+  dataDir: string;
+  /** Null in processes that index nothing (the index then catches up at the next reconcile). */
+  jobs: JobQueue | null;
+  settings: () => FilesSettings;
+  drive?: DriveConnector;
+  /** The skill pages, indexed for files.search --scope skills. */
+  skillPages?: () => SkillPage[];
+  onStep?: StepHook;
+  logger?: Logger;
+};
+
+/** The files feature as skills see it: each user's vault, the index queue and Drive. */
+export class FilesService {
+  readonly database: Database;
+  readonly filesDir: string;
+  readonly #jobs: JobQueue | null;
+  readonly #settings: () => FilesSettings;
+  readonly #drive: DriveConnector | undefined;
+  readonly #onStep: StepHook | undefined;
+  readonly #skillPages: () => SkillPage[];
+  readonly #logger: Logger;
+
+  constructor(options: FilesServiceOptions) {
+    this.database = options.database;
+    this.filesDir = path.join(options.dataDir, 'files');
+    this.#jobs = options.jobs;
+    this.#settings = options.settings;
+    this.#drive = options.drive;
+    this.#onStep = options.onStep;
+    this.#skillPages = options.skillPages ?? (() => []);
+    this.#logger = options.logger ?? silentLogger();
+  }
+
+  /** Brings the skill pages' index rows up to date (only changed pages are written). */
+  async refreshSkillIndex(): Promise<void> {
+    await indexSkillPages(this.database, this.#skillPages());
+  }
+
+  settings(): FilesSettings {
+    return this.#settings();
+  }
+
+  vault(userId: string): LocalVault {
+    return new LocalVault({
+      database: this.database,
+      filesDir: this.filesDir,
+      userId,
+      ...(this.#onStep ? { onStep: this.#onStep } : {}),
+    });
+  }
+
+  /**
+   * Called after every change to a user's files: queues the re-index of that vault. Never
+   * fails the change itself; a lost job is made up by the next reconcile pass.
+   */
+  async changed(userId: string): Promise<void> {
+    if (!this.#jobs) return;
+    await enqueueIndex(this.#jobs, userId).catch((error: unknown) =>
+      this.#logger.warn({ err: error, userId }, 'could not queue the files index job'),
+    );
+  }
+
+  /** The user's Drive connection, or null when Google is not connected. */
+  async driveConnection(userId: string): Promise<DriveConnection | null> {
+    return this.#drive ? this.#drive(userId) : null;
+  }
+
+  /** Syncs a user's vault with their Drive folder (see syncWithDrive). */
+  async sync(
+    userId: string,
+    connection: DriveConnection,
+    signal?: AbortSignal,
+  ): Promise<FileOutcome<SyncReport>> {
+    const client = await DriveClient.connect(connection);
+    const folderId = connection.folderId ?? this.#settings().driveFolderId;
+    const folder = folderId ? await client.get(folderId) : await stewardFolder(client);
+    const drive = new DriveFileStore({ client, folderId: folder.id, database: this.database, userId });
+    return done(
+      await syncWithDrive({
+        database: this.database,
+        userId,
+        vault: this.vault(userId),
+        drive,
+        client,
+        folderName: folder.name,
+        signal,
+      }),
+    );
+  }
+
+  /** Settles every file operation a crash left unfinished, for every user (at start-up). */
+  async recoverAll(): Promise<RecoveryReport> {
+    const total: RecoveryReport = { completed: 0, rolledBack: 0 };
+    for (const userId of await usersWithPendingOperations(this.database, 'local')) {
+      const report = await this.vault(userId).recover();
+      total.completed += report.completed;
+      total.rolledBack += report.rolledBack;
+    }
+    return total;
+  }
+}
+
+/** The folder named "Steward" at the top of My Drive, created on first use. */
+async function stewardFolder(client: DriveClient) {
+  const found = (await client.children('root')).find(
+    (file) => file.name === 'Steward' && file.mimeType === FOLDER_MIME,
+  );
+  return found ?? client.createFolder('Steward', 'root');
+}

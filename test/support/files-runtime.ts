@@ -1,0 +1,58 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/index.ts';
+import type { Database } from '../../src/db/index.ts';
+import { type DriveConnector, FILES_INDEX_JOB } from '../../src/files/index.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import { ensureUser } from '../../src/users/index.ts';
+
+export type FilesRuntime = {
+  runtime: Runtime;
+  dataDir: string;
+  /** Runs a command the way `steward run` does; returns status and content. */
+  run(
+    command: string,
+    user?: string,
+  ): Promise<{ status: 'ok' | 'error'; content: string; metadata: Record<string, unknown> }>;
+  /** Runs the queued index jobs now (what a server's workers do within a second). */
+  index(): Promise<number>;
+  close(): Promise<void>;
+};
+
+/** A runtime without any LLM on an existing test database, with its own data dir. */
+export async function startFilesRuntime(
+  database: Database,
+  options: { yaml?: string; drive?: DriveConnector } = {},
+): Promise<FilesRuntime> {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'steward-files-'));
+  writeFileSync(path.join(home, 'steward.yaml'), options.yaml ?? '');
+  const dataDir = path.join(home, 'data');
+  const config = loadConfig({
+    env: { STEWARD_CONFIG: path.join(home, 'steward.yaml'), STEWARD_DATA_DIR: dataDir },
+    cwd: home,
+  });
+  const runtime = await createRuntime(config, {
+    database,
+    logger: silentLogger(),
+    ...(options.drive ? { drive: options.drive } : {}),
+  });
+  return {
+    runtime,
+    dataDir,
+    run: async (command, userId = 'local') => {
+      const user = await ensureUser(database, userId);
+      const outcome = await runtime.executor.execute({
+        command,
+        caller: { kind: 'cli' },
+        user: { id: user.id, timezone: user.timezone },
+        channel: 'cli',
+        confirmed: true,
+      });
+      return { status: outcome.status, content: outcome.content, metadata: outcome.metadata ?? {} };
+    },
+    index: () => runtime.jobs.drain([FILES_INDEX_JOB]),
+    close: () => runtime.close(),
+  };
+}
