@@ -1,4 +1,6 @@
 import { type Logger, pino } from 'pino';
+import { currentLogFields } from './log-context.ts';
+import { RotatingFile, type RotatingFileOptions } from './rotating-file.ts';
 
 export type { Logger } from 'pino';
 
@@ -53,28 +55,56 @@ export type LoggerOptions = {
   /** Literal secret values to mask wherever they appear. Read on every log call. */
   secrets?: () => readonly string[];
   destination?: NodeJS.WritableStream;
+  /** Also append every line to this rotated file (`steward start` writes `<data dir>/logs/steward.log`). */
+  file?: RotatingFileOptions;
 };
 
-/** A pino logger whose every record passes through `redact` before it is written. */
+/**
+ * A pino logger whose every record passes through `redact` before it is written, and carries
+ * the turn, agent and skill ids of the async context it was written in (`withLogContext`).
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = options.secrets ?? (() => []);
+  const primary = (options.destination ?? process.stderr) as pino.DestinationStream;
+  // Each stream passes everything; the logger's own (hot-reloadable) level filters.
+  const destination = options.file
+    ? pino.multistream([
+        { stream: primary, level: 'trace' },
+        { stream: new RotatingFile(options.file), level: 'trace' },
+      ])
+    : primary;
   return pino(
     {
       level: options.level ?? 'info',
       base: undefined,
+      mixin: () => currentLogFields(),
       formatters: {
         log: (object) => redact(object, secrets()) as Record<string, unknown>,
       },
+      // A child logger's fields are serialized once, when it is made, past every formatter.
+      onChild: (child) => {
+        const fields = child as unknown as Record<symbol, unknown>;
+        const serialized = fields[CHILD_FIELDS];
+        if (typeof serialized === 'string') fields[CHILD_FIELDS] = redactString(serialized, secrets());
+      },
       hooks: {
         logMethod(args, method) {
-          const cleaned = args.map((arg) => (typeof arg === 'string' ? redactString(arg, secrets()) : arg));
+          // The first object goes through formatters.log; later ones are interpolated (%o, %j) as they are.
+          const cleaned = args.map((arg, index) =>
+            typeof arg === 'string' ? redactString(arg, secrets()) : index > 0 ? redact(arg, secrets()) : arg,
+          );
+          // A lone Error becomes the line's message unredacted in pino: give it a redacted one.
+          if (cleaned.length === 1 && cleaned[0] instanceof Error)
+            cleaned.push(redactString(cleaned[0].message, secrets()));
           return method.apply(this, cleaned as Parameters<typeof method>);
         },
       },
     },
-    (options.destination ?? process.stderr) as pino.DestinationStream,
+    destination,
   );
 }
+
+const CHILD_FIELDS: symbol = pino.symbols.chindingsSym;
 
 /** A logger that writes nothing, for tests and library defaults. */
 export function silentLogger(): Logger {

@@ -1,0 +1,10 @@
+export { currentLogFields, enterLogContext, type LogFields, withLogContext } from './log-context.ts';
+export {
+  createLogger,
+  type Logger,
+  type LoggerOptions,
+  redact,
+  redactString,
+  silentLogger,
+} from './logger.ts';
+export { logFilePath, RotatingFile, type RotatingFileOptions } from './rotating-file.ts';

@@ -1,0 +1,1 @@
+export { Observability, type ObservabilityOptions } from './observability.ts';

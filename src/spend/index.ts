@@ -1,0 +1,1 @@
+export { type SpendAlert, SpendGuard, type SpendGuardOptions } from './spend-guard.ts';
