@@ -1,0 +1,38 @@
+import { fileURLToPath } from 'node:url';
+import type { ResolvedConfig } from '../config/index.ts';
+import { channelFindings } from './audit-channels.ts';
+import { configFileFindings, fileFindings } from './audit-files.ts';
+import { settingsFindings } from './audit-settings.ts';
+import { type AdvisoryList, dependencyFindings } from './dependency-advisories.ts';
+import { type Finding, severityRank } from './finding.ts';
+
+const INSTALL_DIR = fileURLToPath(new URL('../../', import.meta.url));
+
+export type AuditOptions = {
+  /** The environment the configuration came from (channel variables are read from it). */
+  env?: Record<string, string | undefined>;
+  /** Where Steward is installed: its package-lock.json / node_modules are checked. */
+  installDir?: string;
+  advisories?: AdvisoryList;
+};
+
+/**
+ * `steward security audit`: the loaded configuration checked the way a reviewer would —
+ * exposure, tokens, channel webhook secrets, file permissions, secrets in steward.yaml, known
+ * advisories in installed dependencies. Offline; never prints a secret value. Most severe first.
+ */
+export function auditConfiguration(config: ResolvedConfig, options: AuditOptions = {}): Finding[] {
+  const env = options.env ?? process.env;
+  const findings = [
+    ...settingsFindings(config),
+    ...channelFindings(config, env),
+    ...fileFindings(config),
+    ...configFileFindings(config),
+    ...dependencyFindings(options.installDir ?? INSTALL_DIR, options.advisories),
+  ];
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return findings.sort(
+    (a, b) =>
+      severityRank(b.severity) - severityRank(a.severity) || order(a.id, b.id) || order(a.message, b.message),
+  );
+}

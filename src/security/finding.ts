@@ -1,0 +1,11 @@
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** One problem `steward security audit` reports. `id` is stable kebab-case; no secret value is ever in it. */
+export type Finding = { id: string; severity: Severity; message: string; fix: string };
+
+export const severityRank = (severity: Severity): number => SEVERITIES.indexOf(severity);
+
+/** High and critical findings make the audit exit non-zero. */
+export const isSerious = (finding: Finding): boolean =>
+  severityRank(finding.severity) >= severityRank('high');

@@ -1,0 +1,12 @@
+export { type AuditOptions, auditConfiguration } from './audit.ts';
+export { weakSecretReason } from './audit-settings.ts';
+export { type Advisory, type AdvisoryList, bundledAdvisories, satisfies } from './dependency-advisories.ts';
+export { type Finding, isSerious, SEVERITIES, type Severity } from './finding.ts';
+export { addressRange, allowedAddress, isBlockedAddress } from './ip-ranges.ts';
+export {
+  createSsrfGuard,
+  type ResolveAll,
+  SsrfBlockedError,
+  type SsrfGuard,
+  type UrlCheck,
+} from './ssrf-guard.ts';
