@@ -42,3 +42,33 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * What went wrong at a provider. `unavailable`, `rate_limited` and `bad_response` are the
+ * provider's own failures (they count toward circuit breakers); `auth`, `not_found` and
+ * `rejected` concern this user's account or input and become error results.
+ */
+export type ProviderIssue =
+  | 'unavailable'
+  | 'rate_limited'
+  | 'bad_response'
+  | 'auth'
+  | 'not_found'
+  | 'rejected';
+
+/** A provider call failed. The message names the provider and what to do; it never holds a secret. */
+export class ProviderError extends StewardError {
+  readonly provider: string;
+  readonly issue: ProviderIssue;
+  constructor(provider: string, issue: ProviderIssue, message: string, options?: { cause?: unknown }) {
+    super(`provider_${issue}`, message, options);
+    this.name = 'ProviderError';
+    this.provider = provider;
+    this.issue = issue;
+  }
+
+  /** The provider itself is failing (down, throttling, garbage), as opposed to this user's input or account. */
+  get infrastructure(): boolean {
+    return this.issue === 'unavailable' || this.issue === 'rate_limited' || this.issue === 'bad_response';
+  }
+}

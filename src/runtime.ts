@@ -1,18 +1,36 @@
 import { fileURLToPath } from 'node:url';
-import { LlmSentinel } from './agents/sentinel-llm.ts';
-import { TurnEngine } from './agents/turn-engine.ts';
+import { LlmSentinel, TurnEngine } from './agents/index.ts';
+import { createChannelAdapters, Gateway, setActiveGateway } from './channels/index.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
+import {
+  type DriveConnector,
+  FILES_INDEX_JOB,
+  FILES_RECONCILE_JOB,
+  FilesService,
+  registerFileJobs,
+  SKILLS_INDEX_JOB,
+  type VaultWatcher,
+  watchVaults,
+} from './files/index.ts';
+import { credentialSecrets, Integrations, OWNER_USER } from './integrations/index.ts';
 import { type JobQueue, PgBossQueue } from './jobs/index.ts';
+import type { LlmClient } from './llm/index.ts';
 import { createDbUsageRecorder, createLlmClient } from './llm/index.ts';
-import type { LlmClient } from './llm/types.ts';
-import { createLogger, type Logger } from './logging/logger.ts';
-import { COMPACTION_JOB, EMBED_JOB, enqueueCompaction, registerMemoryJobs } from './memory/background.ts';
-import { llmEmbedder, memoriesForContext } from './memory/index.ts';
-import { type Sentinel, SkillExecutor } from './skills/executor/index.ts';
-import { builtinHandlers } from './skills/handlers/index.ts';
-import { SkillRegistry } from './skills/registry/index.ts';
-import type { SkillHandler, SkillServices } from './skills/types.ts';
+import { createLogger, type Logger } from './logging/index.ts';
+import { McpServers } from './mcp/index.ts';
+import {
+  COMPACTION_JOB,
+  EMBED_JOB,
+  enqueueCompaction,
+  llmEmbedder,
+  memoriesForContext,
+  registerMemoryJobs,
+} from './memory/index.ts';
+import { Observability } from './observability/index.ts';
+import { createSsrfGuard } from './security/index.ts';
+import type { SkillHandler, SkillServices } from './skills/index.ts';
+import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
 
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
 
@@ -29,6 +47,13 @@ export type Runtime = {
   llm: LlmClient;
   engine: TurnEngine;
   jobs: JobQueue;
+  /** The channel gateway: inbound processing, the outbox, pairing, deliver(). */
+  channels: Gateway;
+  /** Metrics, traces, alerts and spend caps; `observability.seams` takes the email and owner alert destinations. */
+  observability: Observability;
+  integrations: Integrations;
+  /** The configured MCP servers, as skill domains. */
+  mcp: McpServers;
   close(): Promise<void>;
 };
 
@@ -41,17 +66,29 @@ export type RuntimeOptions = {
   logger?: Logger;
   /** Overrides the sentinel built from config (null: none). */
   sentinel?: Sentinel | null;
+  /** Serve Prometheus metrics (default: when `watch`, i.e. a server). */
+  metrics?: boolean;
   /** Overrides the LLM client built from config. */
   llm?: LlmClient;
+  /** Resolves each user's Google Drive connection for files.sync (none: Drive is not connected). */
+  drive?: DriveConnector;
   /** An already-open database (tests); the runtime then does not close it. */
   database?: Database;
   now?: () => Date;
+  /** How long `close()` lets running turns finish before stopping them (default 30 s). */
+  shutdownGraceMs?: number;
+  /** MCP servers to connect at start (default: all configured); a one-shot command names only those it needs. */
+  mcpServers?: readonly string[];
 };
 
 export async function createRuntime(initial: ResolvedConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = new ConfigStore(initial);
   const logger =
-    options.logger ?? createLogger({ level: initial.log_level, secrets: () => config.get().secrets });
+    options.logger ??
+    createLogger({
+      level: initial.log_level,
+      secrets: () => [...config.get().secrets, ...credentialSecrets()],
+    });
   const opened = options.database ? { database: options.database, lock: null } : await openDatabase(initial);
   const { database, lock } = opened;
   const skills = new SkillRegistry({
@@ -63,16 +100,94 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   });
   skills.load();
   const handlers = builtinHandlers();
+  const observability = await Observability.create({
+    config: () => config.get(),
+    database,
+    logger,
+    metrics: options.metrics ?? options.watch ?? false,
+    secrets: credentialSecrets,
+    now: options.now,
+  });
+  const mcp = new McpServers({
+    servers: initial.mcp_servers,
+    handlers,
+    onChange: () => skills.refresh(),
+    logger,
+    callTimeoutMs: () => config.get().limits.skill_timeout_ms,
+  });
+  skills.addProvider(mcp);
+  await mcp.start(options.mcpServers);
   const llm =
-    options.llm ?? createLlmClient(initial, { recorder: createDbUsageRecorder(database, logger), logger });
+    options.llm ??
+    createLlmClient(initial, {
+      recorder: observability.recorder(createDbUsageRecorder(database, logger)),
+      onFallback: observability.onFallback,
+      logger,
+    });
   const embeddingsConfigured = () => database.hasVector && config.get().roster.roles.embeddings !== undefined;
   const embedder = llmEmbedder(llm);
+  const integrations = new Integrations({ database, config: () => config.get() });
+  // Alerts by email go out through the owner's connected mailbox (alerts.email_to says where).
+  observability.seams.sendEmail = async ({ to, subject, text }) => {
+    const mailbox = await integrations.email(OWNER_USER);
+    if (!mailbox.ok) throw new Error(`no mailbox to send alerts from: ${mailbox.reason}`);
+    try {
+      await mailbox.provider.send({ to: [to], subject, text });
+    } finally {
+      await mailbox.provider.close().catch(() => undefined);
+    }
+  };
   const services: SkillServices = {
     database,
+    integrations,
     embedder: (text, signal) => (embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null)),
+    fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
   };
-  const jobs = new PgBossQueue(database, logger);
+  const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });
   await registerMemoryJobs({ database, llm, jobs, config: () => config.get(), logger, now: options.now });
+  const skillPages = () =>
+    [...skills.snapshot().skills.values()].map((skill) => ({
+      name: skill.name,
+      description: skill.description,
+      body: skill.body,
+    }));
+  const files = new FilesService({
+    skillPages,
+    database,
+    dataDir: initial.dataDir,
+    jobs,
+    settings: () => {
+      const current = config.get().files;
+      return {
+        maxReadBytes: current.max_read_bytes,
+        maxIndexBytes: current.max_index_bytes,
+        ...(current.drive_folder_id ? { driveFolderId: current.drive_folder_id } : {}),
+      };
+    },
+    // files.sync reaches each user's Drive through their connected Google account.
+    drive:
+      options.drive ??
+      (async (userId) => {
+        const auth = await integrations.googleAuth(userId);
+        if (!auth) return null;
+        const rootUrl = config.get().google.api_url;
+        return { auth, ...(rootUrl ? { rootUrl } : {}) };
+      }),
+    logger,
+  });
+  services.files = files;
+  await registerFileJobs({
+    database,
+    jobs,
+    filesDir: files.filesDir,
+    maxIndexBytes: () => config.get().files.max_index_bytes,
+    skillPages,
+    logger,
+    background: options.watch === true,
+  });
+  const recovered = await files.recoverAll();
+  if (recovered.completed + recovered.rolledBack > 0)
+    logger.warn(recovered, 'file operations interrupted by a crash were settled');
   let sentinel: Sentinel | null;
   if (options.sentinel !== undefined) sentinel = options.sentinel;
   else if (!initial.sentinel.enabled) {
@@ -88,7 +203,10 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     services,
     logger,
     sentinel,
+    unavailableDomains: (userId) => integrations.unavailableDomains(userId),
     defaultTimeoutMs: initial.limits.skill_timeout_ms,
+    breaker: { onStateChange: observability.onBreakerChange },
+    onSentinelDecision: observability.onSentinelDecision,
     now: options.now,
   });
   const engine = new TurnEngine({
@@ -102,16 +220,60 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     now: options.now,
     memories: ({ userId, text, budgetTokens }) =>
       memoriesForContext(database, userId, text, budgetTokens, { embedder: services.embedder }),
+    observe: observability.observe,
+    beforeTurn: observability.beforeTurn,
+    unavailableDomains: (userId) => integrations.unavailableDomains(userId),
     afterTurn: async ({ conversationId }) => {
       const current = config.get();
       if (current.endpoint.provider === 'none' || !current.roster.roles.compaction) return;
       await enqueueCompaction(jobs, conversationId, current.memory.compaction_delay_seconds);
     },
   });
+  const channelSetup = await createChannelAdapters(initial, logger);
+  const channels = new Gateway({
+    database,
+    jobs,
+    engine,
+    adapters: channelSetup.adapters,
+    problems: channelSetup.problems,
+    config: () => config.get(),
+    logger,
+    now: options.now,
+  });
+  await channels.register();
+  setActiveGateway(channels);
+  // Owner alerts go to the owner's primary chat channel, through the outbox.
+  observability.seams.deliverToOwner = async (text) => {
+    await channels.deliver(OWNER_USER, text);
+  };
+  observability.metrics?.setSources({
+    queueDepths: () => jobs.depths(),
+    breakerStates: () => executor.breakers.states(),
+    isKnownSkill: (name) => skills.snapshot().skills.has(name),
+  });
+  observability.metrics?.seed({
+    llmModels: Object.entries(initial.roster.roles).flatMap(([role, spec]) =>
+      spec ? [spec.model, ...spec.fallbacks].map((model) => ({ role, model })) : [],
+    ),
+    skills: [...skills.snapshot().skills.keys()],
+  });
+  let vaultWatcher: VaultWatcher | null = null;
   if (options.watch) {
     config.watch(logger);
     await skills.watch();
+    skills.onChange(
+      () => void jobs.enqueue(SKILLS_INDEX_JOB, {}, { singletonKey: 'skills' }).catch(() => {}),
+    );
+    // Files changed while no server ran are indexed at start (the reconcile pass also indexes the skill pages).
+    await jobs.enqueue(FILES_RECONCILE_JOB, {});
+    vaultWatcher = await watchVaults(files.filesDir, (userId) => void files.changed(userId), {
+      onError: (error) => logger.warn({ err: error }, 'file watcher error'),
+    });
     await jobs.start();
+    for (const [channel, problems] of Object.entries(channelSetup.problems)) {
+      for (const problem of problems ?? []) logger.warn({ channel }, problem);
+    }
+    await channels.start();
   }
   let closed = false;
   return {
@@ -126,16 +288,25 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     llm,
     engine,
     jobs,
+    channels,
+    observability,
+    integrations,
+    mcp,
     close: async () => {
       if (closed) return;
       closed = true;
-      await engine.drain();
+      await channels.stop();
+      setActiveGateway(null);
+      await engine.shutdown(options.shutdownGraceMs ?? 30_000);
       if (!options.watch) {
         await jobs
-          .drain([COMPACTION_JOB, EMBED_JOB])
+          .drain([COMPACTION_JOB, EMBED_JOB, FILES_INDEX_JOB])
           .catch((error) => logger.warn({ err: error }, 'queued jobs did not finish'));
       }
+      await vaultWatcher?.close();
       await jobs.stop();
+      await observability.close();
+      await mcp.close();
       config.close();
       await skills.close();
       if (!options.database) await database.close();

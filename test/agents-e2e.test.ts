@@ -1,3 +1,7 @@
+/** What a sub-agent's result looks like to the model: data, fenced with its origin. */
+const fenced = (agentId: string, text: string) =>
+  `<external source="agent:${agentId}">\n${text}\n</external>`;
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnOutcome } from '../src/agents/turn-engine.ts';
 import { ensureUser } from '../src/users/index.ts';
@@ -144,7 +148,11 @@ for (const backend of backends()) {
 
       const results = JSON.parse(lastToolResult(models.orchestratorRequests()[2]!)) as AgentsResult;
       expect(results.agents).toMatchObject([
-        { agent_id: 'creator', status: 'completed', result: 'Created the task "Buy milk".' },
+        {
+          agent_id: 'creator',
+          status: 'completed',
+          result: fenced('creator', 'Created the task "Buy milk".'),
+        },
       ]);
       const decisions = await db().query<{ approved: boolean; command: string }>(
         'SELECT approved, command FROM sentinel_decisions WHERE user_id = $1',
@@ -178,8 +186,8 @@ for (const backend of backends()) {
       expect(overlapInTime(garden!, house!)).toBe(true);
       const results = JSON.parse(lastToolResult(models.orchestratorRequests()[2]!)) as AgentsResult;
       expect(results.agents.map((agent) => [agent.agent_id, agent.status, agent.result])).toEqual([
-        ['garden', 'completed', 'No garden tasks.'],
-        ['house', 'completed', 'No house tasks.'],
+        ['garden', 'completed', fenced('garden', 'No garden tasks.')],
+        ['house', 'completed', fenced('house', 'No house tasks.')],
       ]);
     });
 
@@ -220,7 +228,7 @@ for (const backend of backends()) {
       expect(outcome.status).toBe('completed');
       const [closerFirst] = models.agentRequests('closer');
       expect(agentBrief(closerFirst!)).toContain(
-        `Result from finder (completed):\nThe passport task is ${taskId}.`,
+        `Result from finder (completed):\n${fenced('finder', `The passport task is ${taskId}.`)}`,
       );
       expect(await tasksOf('chain')).toEqual([
         { title: 'Renew passport', status: 'done', priority: 'medium' },
@@ -254,11 +262,19 @@ for (const backend of backends()) {
       const [b] = models.agentRequests('b');
       const [c] = models.agentRequests('c');
       const [d] = models.agentRequests('d');
-      expect(agentBrief(b!)).toContain('Result from a (completed):\nA-RESULT: no open tasks.');
-      expect(agentBrief(c!)).toContain('Result from a (completed):\nA-RESULT: no open tasks.');
+      expect(agentBrief(b!)).toContain(
+        `Result from a (completed):\n${fenced('a', 'A-RESULT: no open tasks.')}`,
+      );
+      expect(agentBrief(c!)).toContain(
+        `Result from a (completed):\n${fenced('a', 'A-RESULT: no open tasks.')}`,
+      );
       expect(overlapInTime(b!, c!)).toBe(true);
-      expect(agentBrief(d!)).toContain('Result from b (completed):\nB-RESULT: nothing urgent.');
-      expect(agentBrief(d!)).toContain('Result from c (completed):\nC-RESULT: nothing quick.');
+      expect(agentBrief(d!)).toContain(
+        `Result from b (completed):\n${fenced('b', 'B-RESULT: nothing urgent.')}`,
+      );
+      expect(agentBrief(d!)).toContain(
+        `Result from c (completed):\n${fenced('c', 'C-RESULT: nothing quick.')}`,
+      );
       const rows = await db().query<{ agent_id: string; depends_on: string[]; status: string }>(
         "SELECT agent_id, depends_on, status FROM skill_executions WHERE turn_id = $1 AND kind = 'agent' ORDER BY agent_id",
         [outcome.turnId],
@@ -391,7 +407,7 @@ for (const backend of backends()) {
       expect(messageText(note?.content)).toContain('The user said to continue');
       const results = JSON.parse(lastToolResult(lastResumed!)) as AgentsResult;
       expect(results.agents).toMatchObject([
-        { agent_id: 'rent', status: 'completed', result: 'Created "Pay rent".' },
+        { agent_id: 'rent', status: 'completed', result: fenced('rent', 'Created "Pay rent".') },
       ]);
     });
 
@@ -448,11 +464,10 @@ for (const backend of backends()) {
       expect(messageText(note?.content)).toContain(`The user confirmed. The command ${command} was run once`);
     });
 
-    it('retries a response whose tool-call arguments are not JSON, then completes', async () => {
+    it('runs a call whose arguments are repaired JSON, tells the model, and never fails the turn', async () => {
       const models = scriptModels(fake, {
         orchestrator: [
           callTool('get_skill', '{"path": "tasks"'),
-          callTool('get_skill', { path: 'tasks' }),
           reply('Tasks can be created, searched, updated and archived.'),
         ],
       });
@@ -464,15 +479,15 @@ for (const backend of backends()) {
         status: 'completed',
         reply: 'Tasks can be created, searched, updated and archived.',
       });
-      const [broken, retried, last] = models.orchestratorRequests();
-      expect(retried!.body.messages).toEqual(broken!.body.messages);
+      const [, last] = models.orchestratorRequests();
       expect(toolResults(last!)).toHaveLength(1);
+      expect(lastToolResult(last!)).toContain('were not valid JSON; they were repaired');
       expect(lastToolResult(last!)).toContain('tasks.create');
       const errors = await db().query<{ error_class: string }>(
         'SELECT error_class FROM llm_calls WHERE turn_id = $1 AND error_class IS NOT NULL',
         [outcome.turnId],
       );
-      expect(errors).toEqual([{ error_class: 'bad_response' }]);
+      expect(errors).toEqual([]);
     });
 
     it('explains a hallucinated tool to the model and completes', async () => {

@@ -21,7 +21,7 @@ it('marks a turn left running by a crash as interrupted, tells the user, and con
     "INSERT INTO messages (conversation_id, user_id, role, content) VALUES ('c-crash', 'local', 'user', 'File my expense report') RETURNING id",
   );
   await db.query(
-    "INSERT INTO turns (id, conversation_id, user_id, status, mode, user_message_id) VALUES ('t-crash', 'c-crash', 'local', 'running', 'multi_agent', $1)",
+    "INSERT INTO turns (id, conversation_id, user_id, status, mode, user_message_id, request, owner) VALUES ('t-crash', 'c-crash', 'local', 'running', 'multi_agent', $1, 'File my expense report', 'a-stopped-instance')",
     [message!.id],
   );
   await db.query("UPDATE messages SET turn_id = 't-crash' WHERE id = $1", [message!.id]);

@@ -2,8 +2,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { getTableColumns, getTableName } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import {
   acquireDataDirLock,
@@ -13,7 +11,6 @@ import {
   pendingMigrations,
   readLockOwner,
 } from '../src/db/index.ts';
-import * as schema from '../src/db/schema.ts';
 import { DataDirLockedError } from '../src/errors.ts';
 import { describeEachBackend } from './support/db.ts';
 
@@ -34,27 +31,6 @@ describeEachBackend('database', (getDb, backend, testDatabase) => {
   it('knows whether vectors are available', () => {
     // PGlite ships pgvector; the PostgreSQL server on these machines does not.
     expect(getDb().hasVector).toBe(backend === 'pglite');
-  });
-
-  it('matches the Drizzle schema column for column', async () => {
-    const database = getDb();
-    for (const table of Object.values(schema) as PgTable[]) {
-      const name = getTableName(table);
-      const rows = await database.query<{ column_name: string }>(
-        'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY column_name',
-        [name],
-      );
-      const declared = Object.values(getTableColumns(table))
-        .map((column) => column.name)
-        .sort();
-      expect(rows.map((row) => row.column_name)).toEqual(declared);
-    }
-  });
-
-  it('offers Drizzle over the same connection, typed by the schema', async () => {
-    const orm = await getDb().orm();
-    const rows = await orm.select({ id: schema.users.id }).from(schema.users);
-    expect(rows.map((row) => row.id)).toContain('local');
   });
 
   it('keeps channel message ids unique per channel', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../src/db/index.ts';
-import { PgBossQueue } from '../src/jobs/index.ts';
+import { type JobFailure, PgBossQueue } from '../src/jobs/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { backends, createTestDatabase, type TestDatabase } from './support/db.ts';
 
@@ -11,9 +11,12 @@ for (const backend of backends()) {
   describe(`job queue [${backend}]`, () => {
     let db: TestDatabase;
     let queue: PgBossQueue;
+    const failures: JobFailure[] = [];
     beforeAll(async () => {
       db = await createTestDatabase(backend);
-      queue = new PgBossQueue(db.database, silentLogger());
+      queue = new PgBossQueue(db.database, silentLogger(), {
+        onFailure: (failure) => failures.push(failure),
+      });
     });
     afterAll(async () => {
       await queue.stop();
@@ -43,6 +46,36 @@ for (const backend of backends()) {
       );
       await queue.enqueue('test-retry', {});
       await expect.poll(() => attempts, { timeout: 20_000, interval: 200 }).toBe(3);
+    });
+
+    it('reports each failed run, the last retry as final, and the queue depths', async () => {
+      await queue.register(
+        'test-doomed',
+        async () => {
+          throw new Error('always fails');
+        },
+        { retryLimit: 1, retryDelaySeconds: 1, retryBackoff: false },
+      );
+      await queue.start();
+      await queue.enqueue('test-doomed', {});
+      await expect
+        .poll(() => failures.filter((failure) => failure.queue === 'test-doomed').length, {
+          timeout: 20_000,
+          interval: 200,
+        })
+        .toBe(2);
+      const doomed = failures.filter((failure) => failure.queue === 'test-doomed');
+      expect(doomed.map((failure) => [failure.final, failure.error])).toEqual([
+        [false, 'always fails'],
+        [true, 'always fails'],
+      ]);
+      const depths = await queue.depths();
+      expect(depths.find((depth) => depth.queue === 'test-doomed')).toEqual({
+        queue: 'test-doomed',
+        ready: 0,
+        active: 0,
+        deferred: 0,
+      });
     });
 
     it('keeps one queued job per singleton key', async () => {

@@ -1,3 +1,6 @@
+/** Where a turn stands; `paused` and `interrupted` turns can be resumed with "continue". */
+export type TurnStatus = 'running' | 'completed' | 'paused' | 'interrupted' | 'failed';
+
 /** One `dispatch_agent` call after parsing: what a sub-agent should do and with which skills. */
 export type AgentSpec = {
   agentId: string;

@@ -381,7 +381,13 @@ describe('formatAgentResults', () => {
           tool_calls_used: 2,
           duration_ms: 40,
         },
-        { agent_id: 'fetch', status: 'completed', result: 'fetch done', tool_calls_used: 1, duration_ms: 10 },
+        {
+          agent_id: 'fetch',
+          status: 'completed',
+          result: '<external source="agent:fetch">\nfetch done\n</external>',
+          tool_calls_used: 1,
+          duration_ms: 10,
+        },
         {
           agent_id: 'send',
           status: 'skipped',

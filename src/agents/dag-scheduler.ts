@@ -1,4 +1,5 @@
 import { errorMessage, StewardError } from '../errors.ts';
+import { fenceExternal } from '../skills/index.ts';
 import type { AgentEvent, AgentResult, AgentSpec } from './agent-types.ts';
 import { findCycle } from './dispatch-validation.ts';
 
@@ -195,7 +196,11 @@ export function formatAgentResults(results: AgentResult[]): string {
   const agents = sorted.map((result) => ({
     agent_id: result.agentId,
     status: result.status,
-    result: result.result,
+    // What a sub-agent reports is data: it may quote what its skills read.
+    result:
+      result.result && result.status !== 'skipped'
+        ? fenceExternal(`agent:${result.agentId}`, result.result)
+        : result.result,
     ...(result.error !== undefined && { error: result.error }),
     ...(result.skippedBecause !== undefined && { skipped_because: result.skippedBecause }),
     tool_calls_used: result.toolCallsUsed,

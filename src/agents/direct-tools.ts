@@ -1,6 +1,6 @@
-import type { ToolDefinition } from '../llm/types.ts';
-import { formatCommand } from '../skills/protocol/index.ts';
-import type { SkillHandler, SkillSnapshot } from '../skills/types.ts';
+import type { ToolDefinition } from '../llm/index.ts';
+import type { SkillHandler, SkillSnapshot } from '../skills/index.ts';
+import { formatCommand } from '../skills/index.ts';
 import { jsonSchemaOf, sortTools } from './tool-schema.ts';
 
 /** `tasks.create` ↔ `tasks__create`: providers allow only [a-zA-Z0-9_-] in tool names. */

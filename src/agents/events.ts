@@ -1,4 +1,5 @@
-import type { Usage } from '../llm/types.ts';
+import type { Usage } from '../llm/index.ts';
+import type { ExecutionOutcome } from '../skills/index.ts';
 import type { AgentStatus } from './agent-types.ts';
 
 /**
@@ -16,6 +17,8 @@ export type TurnEvent =
       type: 'skill_call_end';
       agentId: string | null;
       command: string;
+      /** The skill the command named, when it parsed (null for unparsable commands). */
+      skill?: string | null;
       status: 'ok' | 'error';
       durationMs: number;
       executionId: string;
@@ -33,3 +36,21 @@ export type TurnEvent =
 export type Emit = (event: TurnEvent) => void;
 
 export const noEmit: Emit = () => {};
+
+/** Emits a finished skill call as `skill_call_end`. */
+export function emitSkillCall(
+  emit: Emit,
+  outcome: ExecutionOutcome,
+  command: string,
+  agentId: string | null,
+): void {
+  emit({
+    type: 'skill_call_end',
+    agentId,
+    command,
+    skill: outcome.skill,
+    status: outcome.status,
+    durationMs: outcome.durationMs,
+    executionId: outcome.executionId,
+  });
+}

@@ -1,14 +1,14 @@
 import type { ChannelMode, Limits } from '../config/index.ts';
 import { errorMessage } from '../errors.ts';
-import { LlmError } from '../llm/errors.ts';
-import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../llm/types.ts';
-import { emptyUsage } from '../llm/usage.ts';
-import { formatCommand } from '../skills/protocol/index.ts';
-import { getSkill } from '../skills/registry/index.ts';
+import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../llm/index.ts';
+import { emptyUsage, LlmError } from '../llm/index.ts';
+import { formatCommand, getSkill, type UnavailableDomain } from '../skills/index.ts';
 import { type AgentResult, type AgentSpec, plainResult } from './agent-types.ts';
+import { withCacheBreakpoints } from './context-builder.ts';
 import { formatAgentResults, runDag } from './dag-scheduler.ts';
 import { directToolCommand, flagsFromJson } from './direct-tools.ts';
 import { parseDispatchArgs, validateDispatch } from './dispatch-validation.ts';
+import { emitSkillCall } from './events.ts';
 import {
   getAgentResultsArgs,
   getSkillArgs,
@@ -16,6 +16,7 @@ import {
   runArgs,
   useSkillArgs,
 } from './orchestrator-tools.ts';
+import { resultForModel } from './result-for-model.ts';
 import {
   type PendingConfirmation,
   runSubAgent,
@@ -23,7 +24,7 @@ import {
   type SubAgentOutcome,
   type TurnScope,
 } from './sub-agent.ts';
-import { describeArgumentErrors } from './tool-schema.ts';
+import { describeArgumentErrors, withArgumentsNote } from './tool-schema.ts';
 import type { TurnBudget } from './turn-budget.ts';
 
 /** The agents of one turn (and of the turn it resumes): dispatched specs and their outcomes. */
@@ -38,6 +39,8 @@ export type LoopDeps = SubAgentDeps;
 export type LoopInput = {
   mode: ChannelMode;
   turn: TurnScope;
+  /** Domains the user cannot use now; get_skill says how to connect them. */
+  unavailable?: readonly UnavailableDomain[];
   /** System, context and history: the part of the request that stays fixed during the turn. */
   prefix: ChatMessage[];
   tools: ToolDefinition[];
@@ -71,7 +74,7 @@ export async function runOrchestratorLoop(deps: LoopDeps, input: LoopInput): Pro
     try {
       response = await deps.llm.chat({
         role: 'orchestrator',
-        messages: [...input.prefix, ...input.turnMessages],
+        messages: withCacheBreakpoints([...input.prefix, ...input.turnMessages]),
         tools: input.tools,
         sessionId: input.turn.conversationId,
         signal: input.signal,
@@ -111,7 +114,9 @@ export async function runOrchestratorLoop(deps: LoopDeps, input: LoopInput): Pro
     await input.persist(assistant);
     for (const call of response.toolCalls) {
       deps.emit({ type: 'tool_call', name: call.name, arguments: call.arguments });
-      const content = await handleToolCall(deps, input, call, confirmations);
+      const content =
+        call.argumentsError ??
+        withArgumentsNote(call.argumentsNote, await handleToolCall(deps, input, call, confirmations));
       const result: ChatMessage = { role: 'tool', toolCallId: call.id, content };
       input.turnMessages.push(result);
       await input.persist(result);
@@ -138,7 +143,7 @@ async function handleToolCall(
     case 'get_skill': {
       const args = getSkillArgs.safeParse(call.arguments);
       if (!args.success) return describeArgumentErrors('get_skill', args.error);
-      const result = getSkill(snapshot, args.data);
+      const result = getSkill(snapshot, args.data, input.unavailable ?? []);
       return result.status === 'ok' ? result.content : `Error: ${result.content}`;
     }
     case 'run': {
@@ -193,14 +198,7 @@ async function runDirect(
     originalRequest: input.turn.originalRequest,
     signal: input.signal,
   });
-  deps.emit({
-    type: 'skill_call_end',
-    agentId: null,
-    command,
-    status: outcome.status,
-    durationMs: outcome.durationMs,
-    executionId: outcome.executionId,
-  });
+  emitSkillCall(deps.emit, outcome, command, null);
   if (outcome.metadata?.refused === 'sentinel') {
     confirmations.push({
       agentId: '',
@@ -210,7 +208,7 @@ async function runDirect(
       mission: '',
     });
   }
-  return outcome.status === 'ok' ? outcome.content : `Error: ${outcome.content}`;
+  return resultForModel(outcome);
 }
 
 function dispatch(deps: LoopDeps, input: LoopInput, raw: Record<string, unknown>): string {

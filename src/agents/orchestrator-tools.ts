@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ChannelMode } from '../config/index.ts';
-import type { ToolDefinition } from '../llm/types.ts';
+import type { ToolDefinition } from '../llm/index.ts';
 import { dispatchAgentArgs } from './dispatch-validation.ts';
 import { sortTools, toolFromZod } from './tool-schema.ts';
 

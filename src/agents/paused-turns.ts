@@ -1,14 +1,23 @@
 import type { Database, Queryable } from '../db/index.ts';
-import { emptyUsage } from '../llm/usage.ts';
-import type { Logger } from '../logging/logger.ts';
-import { appendMessage } from '../memory/index.ts';
-import type { SkillExecutor } from '../skills/executor/index.ts';
+import { emptyUsage } from '../llm/index.ts';
+import {
+  appendMessage,
+  interruptTurn,
+  latestStartedTurn,
+  requeueTurn,
+  setTurnState,
+  type TurnRecord,
+} from '../memory/index.ts';
+import {
+  closeInterruptedExecutions,
+  type SkillCallSummary,
+  type SkillExecutor,
+  skillCallsOfTurn,
+} from '../skills/index.ts';
 import type { AgentResult, AgentSpec } from './agent-types.ts';
 import type { Emit } from './events.ts';
 import type { AgentBoard } from './orchestrator-loop.ts';
 import type { PendingConfirmation, TurnScope } from './sub-agent.ts';
-
-import type { TurnStatus } from './turn-engine.ts';
 
 /* Turns that stopped short (a tripped limit, a needed confirmation, a crash) and how they resume. */
 
@@ -22,79 +31,74 @@ export type PausedState =
       results: AgentResult[];
       handled?: boolean;
     }
-  | { kind: 'interrupted'; handled?: boolean };
+  | { kind: 'interrupted'; done: string[]; uncertain: string[]; handled?: boolean };
+
+/** Why a turn stopped before its end. */
+export type InterruptionCause = 'restart' | 'cancelled' | 'shutdown';
+
+/** The message a stopped turn leaves: what was done, what may have happened, how to go on. */
+export function interruptionNote(
+  request: string,
+  calls: readonly SkillCallSummary[],
+  cause: InterruptionCause,
+): { text: string; state: PausedState } {
+  const done = calls.filter((call) => call.status === 'ok').map((call) => call.command);
+  const uncertain = calls.filter((call) => call.status === 'unknown').map((call) => call.command);
+  const why =
+    cause === 'cancelled'
+      ? 'You cancelled'
+      : cause === 'shutdown'
+        ? 'I was interrupted (Steward shut down)'
+        : 'I was interrupted (Steward restarted)';
+  const lines = [`${why} while working on: "${request || 'your last request'}".`];
+  lines.push(
+    done.length
+      ? `Done before it stopped:\n${done.map((c) => `- ${c}`).join('\n')}`
+      : 'Nothing was done yet.',
+  );
+  if (uncertain.length) {
+    lines.push(`May have happened — check before repeating:\n${uncertain.map((c) => `- ${c}`).join('\n')}`);
+  }
+  lines.push('Reply "continue" to finish it.');
+  return { text: lines.join('\n'), state: { kind: 'interrupted', done, uncertain } };
+}
+
+export type OrphanRecovery = 'requeued' | 'interrupted' | 'gone';
 
 /**
- * Marks turns left `running` by a crash as interrupted and posts what was done into their
- * conversations. A turn whose conversation lock another live process holds is left alone.
+ * Recovers a turn left `running` by an instance that died (call under the conversation lock).
+ * Its open execution rows are closed (agents interrupted, skill calls `unknown`). A turn that
+ * had run no skill goes back to the queue to run again from where it was; one that had is
+ * marked interrupted, with a note in its conversation listing what was done and what may
+ * have happened.
  */
-export async function recoverInterruptedTurns(database: Database, logger: Logger): Promise<number> {
-  const running = await database.query<{
-    id: string;
-    conversation_id: string;
-    user_id: string;
-    content: string | null;
-  }>(
-    `SELECT t.id, t.conversation_id, t.user_id, m.content
-     FROM turns t LEFT JOIN messages m ON m.id = t.user_message_id WHERE t.status = 'running'`,
-  );
-  let recovered = 0;
-  for (const turn of running) {
-    const done = await database.tryAdvisoryLock(`conversation:${turn.conversation_id}`, async () => {
-      const claimed = await database.query(
-        `UPDATE turns SET status = 'interrupted', finished_at = now(), state = $2 WHERE id = $1 AND status = 'running' RETURNING id`,
-        [turn.id, JSON.stringify({ kind: 'interrupted' })],
-      );
-      if (claimed.length === 0) return false;
-      const calls = await database.query<{ command: string }>(
-        "SELECT command FROM skill_executions WHERE turn_id = $1 AND kind = 'skill' AND status = 'ok' ORDER BY started_at",
-        [turn.id],
-      );
-      const lines = [
-        `I was interrupted (Steward restarted) while working on: "${turn.content ?? 'your last request'}".`,
-        calls.length
-          ? `Done before it stopped:\n${calls.map((call) => `- ${call.command}`).join('\n')}`
-          : 'Nothing was done yet.',
-        'Reply "continue" to finish it.',
-      ];
-      await appendMessage(database, {
-        conversationId: turn.conversation_id,
-        userId: turn.user_id,
-        turnId: turn.id,
-        role: 'assistant',
-        content: lines.join('\n'),
-      });
-      return true;
-    });
-    if (done?.value) recovered++;
+export async function recoverOrphanedTurn(database: Database, turn: TurnRecord): Promise<OrphanRecovery> {
+  const uncertain = await closeInterruptedExecutions(database, turn.id);
+  const calls = await skillCallsOfTurn(database, turn.id);
+  if (calls.length === 0 && uncertain.length === 0) {
+    return (await requeueTurn(database, turn.id)) ? 'requeued' : 'gone';
   }
-  if (recovered) logger.warn({ recovered }, 'marked interrupted turns');
-  return recovered;
+  const note = interruptionNote(turn.request, calls, 'restart');
+  if (!(await interruptTurn(database, turn.id, note.state, note.text))) return 'gone';
+  await appendMessage(database, {
+    conversationId: turn.conversationId,
+    userId: turn.userId,
+    turnId: turn.id,
+    role: 'assistant',
+    content: note.text,
+  });
+  return 'interrupted';
 }
 
 export async function findPausedTurn(
   database: Queryable,
   conversationId: string,
 ): Promise<{ id: string; state: PausedState; request: string } | null> {
-  const rows = await database.query<{
-    id: string;
-    status: TurnStatus;
-    state: PausedState | null;
-    content: string | null;
-  }>(
-    `SELECT t.id, t.status, t.state, m.content FROM turns t LEFT JOIN messages m ON m.id = t.user_message_id
-     WHERE t.conversation_id = $1 ORDER BY t.started_at DESC LIMIT 1`,
-    [conversationId],
-  );
-  const last = rows[0];
-  if (
-    !last ||
-    (last.status !== 'paused' && last.status !== 'interrupted') ||
-    !last.state ||
-    last.state.handled
-  )
-    return null;
-  return { id: last.id, state: last.state, request: last.content ?? '' };
+  const last = await latestStartedTurn(database, conversationId);
+  if (!last || (last.status !== 'paused' && last.status !== 'interrupted')) return null;
+  const state = last.state as PausedState | null;
+  if (!state || state.handled) return null;
+  return { id: last.id, state, request: last.request };
 }
 
 export async function markPausedTurnHandled(
@@ -102,10 +106,7 @@ export async function markPausedTurnHandled(
   turnId: string,
   state: PausedState,
 ): Promise<void> {
-  await database.query('UPDATE turns SET state = $2 WHERE id = $1', [
-    turnId,
-    JSON.stringify({ ...state, handled: true }),
-  ]);
+  await setTurnState(database, turnId, { ...state, handled: true });
 }
 
 /** What the orchestrator is told when a paused turn resumes; runs a confirmed command once. */
@@ -119,7 +120,17 @@ export async function resumeNote(
     return 'The user said to continue. Go on from where you stopped; do not redo work that is already done (see the results above).';
   }
   if (state.kind === 'interrupted') {
-    return `The user said to continue the interrupted request: "${turn.originalRequest}". Check what was already done before acting again.`;
+    const uncertain = state.uncertain ?? [];
+    return [
+      `The user said to continue the interrupted request: "${turn.originalRequest}".`,
+      state.done?.length ? `Already done (do not repeat): ${state.done.join('; ')}.` : '',
+      uncertain.length
+        ? `These were running when it stopped and may or may not have happened: ${uncertain.join('; ')}. Check (search/get) before doing any of them again.`
+        : '',
+      'Check what was already done before acting again.',
+    ]
+      .filter(Boolean)
+      .join(' ');
   }
   const pending = state.pending;
   const outcome = await executor.execute({
@@ -144,6 +155,7 @@ export async function resumeNote(
     type: 'skill_call_end',
     agentId: pending.agentId || null,
     command: pending.command,
+    skill: outcome.skill,
     status: outcome.status,
     durationMs: outcome.durationMs,
     executionId: outcome.executionId,

@@ -1,5 +1,5 @@
 import type { ChannelMode } from '../config/index.ts';
-import type { SkillSnapshot } from '../skills/types.ts';
+import { EXTERNAL_CONTENT_RULE, fenceExternal, type SkillSnapshot } from '../skills/index.ts';
 
 const COMMAND_SYNTAX = `Command syntax: skill.name --flag value --flag2 "text with spaces" --switch --list a b.
 Quote text with spaces. Dates: YYYY-MM-DD, today, tomorrow or a weekday.`;
@@ -12,6 +12,7 @@ How you work:
 - Read-only skills (search, get, list, read) you may run yourself: run {"command": "..."}.
 - Anything that changes data is done by sub-agents: dispatch_agent with a precise mission and exactly the skills it needs, then get_agent_results. Agents without depends_on run in parallel; use depends_on when one needs another's result.
 - Do only what the user asked. If a request is ambiguous or irreversible and unclear, ask first.
+- ${EXTERNAL_CONTENT_RULE}
 - When results arrive, reply briefly: what was done, what failed and why.`;
 
 const SINGLE_LOOP = `You are Steward, a personal assistant acting for one user through skills: command-line actions such as tasks.search --query "report".
@@ -21,10 +22,12 @@ How you work:
 - Discover skills step by step: get_skill lists domains, get_skill {"path": "tasks"} a domain's skills, get_skill {"path": "tasks.create"} one skill's flags. Never guess a flag.
 - Run skills yourself with run {"command": "..."} (or use_skill with JSON flags), one step at a time.
 - Do only what the user asked. If a request is ambiguous or irreversible and unclear, ask first.
+- ${EXTERNAL_CONTENT_RULE}
 - Keep replies short: they may be spoken aloud.`;
 
 const DIRECT = `You are Steward, a personal assistant acting for one user. Each skill is a tool; call the ones the request needs.
-Do only what the user asked. Reply briefly with what was done.`;
+Do only what the user asked. ${EXTERNAL_CONTENT_RULE}
+Reply briefly with what was done.`;
 
 /** Domains, one line each, sorted: the only skill knowledge the stable prompt carries. */
 export function domainList(snapshot: SkillSnapshot): string {
@@ -45,6 +48,7 @@ export function orchestratorSystemPrompt(mode: ChannelMode, snapshot: SkillSnaps
 export const SUB_AGENT_RULES = `You are a focused execution agent working for Steward, a personal assistant. Do your mission with the skills below, then reply with a short summary of what you did and the key results (ids, names, dates).
 
 Rules:
+- ${EXTERNAL_CONTENT_RULE}
 - Act by calling run {"command": "..."} with one skill command, or write commands in a \`\`\`cmd block.
 - Only the skills listed below are available to you. Check flags with: SKILL --help.
 - If a command fails, read the error, fix the command once; do not retry endlessly.
@@ -74,7 +78,9 @@ export function subAgentBrief(brief: SubAgentBrief): string {
   const parts = [`Mission: ${brief.mission}`];
   if (brief.context) parts.push(`Context: ${brief.context}`);
   for (const dependency of brief.dependencyResults) {
-    parts.push(`Result from ${dependency.agentId} (${dependency.status}):\n${dependency.result}`);
+    parts.push(
+      `Result from ${dependency.agentId} (${dependency.status}):\n${fenceExternal(`agent:${dependency.agentId}`, dependency.result)}`,
+    );
   }
   parts.push(`Current time: ${brief.now}`);
   return parts.join('\n\n');

@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.ts';
-import type { LlmClient } from '../llm/types.ts';
-import type { Logger } from '../logging/logger.ts';
-import type { Sentinel, SentinelDecision, SentinelRequest } from '../skills/executor/index.ts';
+import type { LlmClient } from '../llm/index.ts';
+import type { Logger } from '../logging/index.ts';
+import type { Sentinel, SentinelDecision, SentinelRequest } from '../skills/index.ts';
 
 const SENTINEL_PROMPT = `You are a safety check for a personal assistant. An agent proposes to run a command that changes the user's data or acts on their behalf. Decide whether the command is something the user actually asked for.
 

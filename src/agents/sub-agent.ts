@@ -1,18 +1,16 @@
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import { LlmError } from '../llm/errors.ts';
-import type { ChatMessage, LlmClient, ToolDefinition, Usage } from '../llm/types.ts';
-import { addUsage, emptyUsage } from '../llm/usage.ts';
-import type { Logger } from '../logging/logger.ts';
-import type { SkillExecutor } from '../skills/executor/index.ts';
-import { isGranted } from '../skills/executor/index.ts';
-import { extractCommands } from '../skills/protocol/index.ts';
-import type { SkillSnapshot } from '../skills/types.ts';
+import type { ChatMessage, LlmClient, ToolDefinition, Usage } from '../llm/index.ts';
+import { addUsage, emptyUsage, LlmError } from '../llm/index.ts';
+import type { Logger } from '../logging/index.ts';
+import type { SkillExecutor, SkillSnapshot } from '../skills/index.ts';
+import { cutFenced, extractCommands, finishAgentRow, isGranted, startAgentRow } from '../skills/index.ts';
 import type { AgentResult, AgentSpec } from './agent-types.ts';
-import type { Emit } from './events.ts';
+import { type Emit, emitSkillCall } from './events.ts';
 import { runArgs } from './orchestrator-tools.ts';
 import { describeNow, subAgentBrief, subAgentSystemPrompt } from './prompts.ts';
-import { describeArgumentErrors, toolFromZod } from './tool-schema.ts';
+import { resultForModel } from './result-for-model.ts';
+import { describeArgumentErrors, toolFromZod, withArgumentsNote } from './tool-schema.ts';
 import type { TurnBudget } from './turn-budget.ts';
 
 export const SUB_AGENT_RUN_TOOL: ToolDefinition = toolFromZod(
@@ -111,7 +109,7 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
       usage,
       confirmation,
     };
-    await finishAgentRow(deps.database, outcome).catch((failure) =>
+    await recordAgentEnd(deps.database, outcome).catch((failure) =>
       deps.logger.error({ err: failure }, 'could not record a sub-agent'),
     );
     return outcome;
@@ -155,7 +153,9 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
 
       const textResults: string[] = [];
       for (const call of response.toolCalls) {
-        const content = await runToolCall(call.name, call.arguments);
+        const content =
+          call.argumentsError ??
+          withArgumentsNote(call.argumentsNote, await runToolCall(call.name, call.arguments));
         messages.push({ role: 'tool', toolCallId: call.id, content });
       }
       for (const command of fromText) textResults.push(`$ ${command}\n${await runCommand(command)}`);
@@ -230,14 +230,7 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
       originalRequest: turn.originalRequest,
       signal,
     });
-    deps.emit({
-      type: 'skill_call_end',
-      agentId: spec.agentId,
-      command,
-      status: outcome.status,
-      durationMs: outcome.durationMs,
-      executionId: outcome.executionId,
-    });
+    emitSkillCall(deps.emit, outcome, command, spec.agentId);
     if (outcome.metadata?.refused === 'sentinel') {
       confirmation = {
         agentId: spec.agentId,
@@ -247,12 +240,8 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
         mission: spec.mission,
       };
     }
-    const content =
-      outcome.content.length > MAX_RESULT_IN_TRANSCRIPT
-        ? `${outcome.content.slice(0, MAX_RESULT_IN_TRANSCRIPT)}…`
-        : outcome.content;
     results.push(`${command} → ${outcome.status}: ${firstLines(outcome.content)}`);
-    return outcome.status === 'ok' ? content : `Error: ${content}`;
+    return resultForModel({ ...outcome, content: cutFenced(outcome.content, MAX_RESULT_IN_TRANSCRIPT) });
   }
 }
 
@@ -292,39 +281,29 @@ async function insertAgentRow(
   executionId: string,
   request: SubAgentRequest,
 ): Promise<void> {
-  await database.query(
-    `INSERT INTO skill_executions (id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status)
-     VALUES ($1, $2, $3, $4, 'agent', $5, $6, $7, $8, 'running')`,
-    [
-      executionId,
-      request.turn.turnId,
-      request.turn.userId,
-      request.turn.conversationId,
-      request.spec.agentId,
-      request.spec.mission,
-      JSON.stringify({
-        skills: request.spec.skills,
-        context: request.spec.context ?? null,
-        model: request.spec.model ?? null,
-      }),
-      JSON.stringify(request.spec.dependsOn),
-    ],
-  );
+  await startAgentRow(database, {
+    id: executionId,
+    turnId: request.turn.turnId,
+    userId: request.turn.userId,
+    conversationId: request.turn.conversationId,
+    agentId: request.spec.agentId,
+    mission: request.spec.mission,
+    spec: {
+      skills: request.spec.skills,
+      context: request.spec.context ?? null,
+      model: request.spec.model ?? null,
+    },
+    dependsOn: request.spec.dependsOn,
+  });
 }
 
-async function finishAgentRow(database: Database, outcome: SubAgentOutcome): Promise<void> {
-  await database.query(
-    `UPDATE skill_executions SET status = $2, result = $3, error = $4, transcript = $5, usage = $6,
-       finished_at = now(), duration_ms = COALESCE(duration_ms, 0) + $7
-     WHERE id = $1`,
-    [
-      outcome.executionId,
-      outcome.status,
-      outcome.result,
-      outcome.error ?? null,
-      JSON.stringify(outcome.transcript),
-      JSON.stringify({ ...outcome.usage, toolCallsUsed: outcome.toolCallsUsed }),
-      outcome.durationMs,
-    ],
-  );
+async function recordAgentEnd(database: Database, outcome: SubAgentOutcome): Promise<void> {
+  await finishAgentRow(database, outcome.executionId, {
+    status: outcome.status,
+    result: outcome.result,
+    error: outcome.error ?? null,
+    transcript: outcome.transcript,
+    usage: { ...outcome.usage, toolCallsUsed: outcome.toolCallsUsed },
+    durationMs: outcome.durationMs,
+  });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonSchema, ToolDefinition } from '../llm/types.ts';
+import type { JsonSchema, ToolDefinition } from '../llm/index.ts';
 
 /** JSON Schema for a zod object, as the model sees it (input side; no `$schema` noise). */
 export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
@@ -29,4 +29,9 @@ export function describeArgumentErrors(tool: string, error: z.ZodError): string 
     return `${field}: ${issue.message}`;
   });
   return `Invalid arguments for ${tool}: ${parts.join('; ')}. Call it again with corrected arguments.`;
+}
+
+/** A result of a call whose arguments were repaired starts by saying so. */
+export function withArgumentsNote(note: string | undefined, content: string): string {
+  return note ? `(${note})\n${content}` : content;
 }

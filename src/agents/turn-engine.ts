@@ -2,44 +2,40 @@ import { randomUUID } from 'node:crypto';
 import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
-import { NOT_CONFIGURED_MESSAGE } from '../llm/not-configured.ts';
-import { countTokens } from '../llm/tokens.ts';
-import type { ChatMessage, LlmClient, ToolDefinition, Usage } from '../llm/types.ts';
-import { emptyUsage } from '../llm/usage.ts';
-import type { Logger } from '../logging/logger.ts';
+import { emptyUsage, type LlmClient } from '../llm/index.ts';
+import type { Logger } from '../logging/index.ts';
 import {
+  allOpenTurns,
   appendMessage,
   type Conversation,
+  claimTurn,
   createConversation,
   getConversation,
+  getTurn,
   latestConversation,
+  openTurns,
+  queueTurn,
   recentMessages,
   setConversationMode,
-  setMessageTurn,
+  type TurnRecord,
+  turnOfChannelMessage,
 } from '../memory/index.ts';
-import type { SkillExecutor } from '../skills/executor/index.ts';
-import type { SkillHandler, SkillSnapshot } from '../skills/types.ts';
-import { ensureUser, type User } from '../users/index.ts';
-import { plainResult } from './agent-types.ts';
-import { buildOrchestratorMessages, historyWithinBudget, withBreakpoint } from './context-builder.ts';
-import { directTools } from './direct-tools.ts';
+import type { SkillExecutor, SkillHandler, SkillSnapshot, UnavailableDomain } from '../skills/index.ts';
+import { unstorableCharacter } from '../skills/index.ts';
+import { ensureUser, getUser, type User } from '../users/index.ts';
+import type { TurnStatus } from './agent-types.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
-import { type AgentBoard, type LoopOutcome, runOrchestratorLoop } from './orchestrator-loop.ts';
-import { orchestratorTools } from './orchestrator-tools.ts';
+import { recoverOrphanedTurn } from './paused-turns.ts';
 import {
-  findPausedTurn,
-  markPausedTurnHandled,
-  type PausedState,
-  recoverInterruptedTurns,
-  restoreBoard,
-  resumeNote,
-} from './paused-turns.ts';
-import { isAffirmative, progressReport } from './progress-report.ts';
-import { describeNow, orchestratorSystemPrompt } from './prompts.ts';
-import type { TurnScope } from './sub-agent.ts';
-import { TurnBudget } from './turn-budget.ts';
+  type MemoryHook,
+  prepareTurnContext,
+  runClaimedTurn,
+  type TurnObserver,
+  type TurnOutcome,
+  type TurnRef,
+} from './run-turn.ts';
 
-export type TurnStatus = 'running' | 'completed' | 'paused' | 'interrupted' | 'failed';
+export type { TurnObserver, TurnOutcome, TurnRef, TurnStatus };
 
 export type TurnInput = {
   userId: string;
@@ -51,26 +47,10 @@ export type TurnInput = {
   /** Sets this conversation's agent mode from now on (overrides the channel's). */
   mode?: ChannelMode;
   channelMessageId?: string;
+  /** Cancels the turn: it stops, and is recorded as interrupted with what it had done. */
   signal?: AbortSignal;
   emit?: Emit;
 };
-
-export type TurnOutcome = {
-  reply: string;
-  conversationId: string;
-  turnId: string;
-  status: TurnStatus;
-  usage: Usage;
-  /** The channel message id was seen before: nothing was run again. */
-  duplicate: boolean;
-};
-
-/** Retrieves the memories worth showing for a message, within a token budget (the memory issue fills it). */
-export type MemoryHook = (request: {
-  userId: string;
-  text: string;
-  budgetTokens: number;
-}) => Promise<string[]>;
 
 export type EngineDeps = {
   database: Database;
@@ -81,64 +61,309 @@ export type EngineDeps = {
   config: () => ResolvedConfig;
   logger: Logger;
   memories?: MemoryHook;
+  /** Skill domains this user cannot use now (a provider not connected): hidden from the model. */
+  unavailableDomains?: (userId: string) => Promise<readonly UnavailableDomain[]>;
   /** Runs after each finished turn, before its reply is returned (queues compaction). Must be quick. */
   afterTurn?: (turn: { turnId: string; conversationId: string; userId: string }) => Promise<void>;
+  /** Sees every event of every turn except text deltas (metrics, traces, alerts). Must be quick. */
+  observe?: TurnObserver;
+  /** Runs before a turn calls any model; a string refuses the turn with that message (the spend cap). */
+  beforeTurn?: (turn: TurnRef) => Promise<string | null>;
   now?: () => Date;
+  /** This instance's id (default: random); a turn's `owner`. */
+  instanceId?: string;
 };
 
-const MAX_TOOL_RESULT_IN_HISTORY = 600;
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'paused', 'interrupted', 'failed']);
+const lockKey = (conversationId: string) => `conversation:${conversationId}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs turns: one at a time per conversation (an in-process queue plus a Postgres advisory
- * lock), the user message stored before anything else, every message persisted as it happens.
+ * Runs turns. A message is stored as a queued turn before anything else (de-duplicated by
+ * channel message id); turns of one conversation run one at a time, in order, across every
+ * instance on the database (an in-process queue plus a Postgres advisory lock); a turn sees
+ * only the turns completed before it. Whoever takes a conversation first recovers turns that
+ * a dead instance left behind, once and in order.
  */
 export class TurnEngine {
+  readonly instanceId: string;
   readonly #deps: EngineDeps;
-  readonly #queues = new Map<string, Promise<unknown>>();
   readonly #now: () => Date;
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #active = new Set<Promise<unknown>>();
+  readonly #stopping = new AbortController();
+  #registered: Promise<void> | null = null;
+  #accepting = true;
+  #sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.instanceId = deps.instanceId ?? randomUUID();
   }
 
-  /** Handles one user message end to end. Throws only for bad input (unknown conversation). */
+  /** Handles one user message end to end. Throws only for bad input or while shutting down. */
   async handle(input: TurnInput): Promise<TurnOutcome> {
+    if (!this.#accepting) {
+      throw new StewardError(
+        'shutting_down',
+        'Steward is shutting down; send the message again in a moment.',
+      );
+    }
+    const problem = messageProblem(input.text, this.#deps.config().limits.max_message_chars);
+    if (problem) throw new StewardError('invalid_message', problem);
+    return this.#track(this.#handle(input));
+  }
+
+  async #handle(input: TurnInput): Promise<TurnOutcome> {
     const { database } = this.#deps;
+    await this.#register();
     const user = await ensureUser(database, input.userId);
+    if (input.channelMessageId) {
+      const seen = await turnOfChannelMessage(database, input.channel, input.channelMessageId);
+      if (seen) return this.#duplicate(seen, user, input);
+    }
     let conversation = await this.#conversationFor(user, input);
     if (input.mode && input.mode !== conversation.mode) {
       await setConversationMode(database, conversation.id, input.mode);
       conversation = { ...conversation, mode: input.mode };
     }
-    const stored = await appendMessage(database, {
+    const queued = await queueTurn(database, {
+      id: randomUUID(),
       conversationId: conversation.id,
       userId: user.id,
-      role: 'user',
-      content: input.text,
-      tokenCount: countTokens(input.text),
-      channel: input.channelMessageId ? input.channel : null,
+      mode: this.#modeFor(conversation, input.channel),
+      request: input.text,
+      channel: input.channel,
       channelMessageId: input.channelMessageId ?? null,
+      owner: this.instanceId,
     });
-    if (stored.duplicate) return this.#duplicateOutcome(conversation.id, stored.id);
-    return this.#enqueue(conversation.id, () =>
-      database.withAdvisoryLock(`conversation:${conversation.id}`, () =>
-        this.#runTurn(user, conversation, stored.id, input),
+    if (queued.duplicate) return this.#duplicate(queued.turn, user, input);
+    return this.#runInOrder(queued.turn, user, input);
+  }
+
+  /**
+   * Stores an assistant message outside any turn (a delivered notification, a scheduled run's
+   * result) in the conversation, in order with its turns.
+   */
+  async appendNote(note: { userId: string; conversationId: string; text: string }): Promise<number> {
+    return this.#track(
+      this.#enqueue(note.conversationId, () =>
+        this.#deps.database.withAdvisoryLock(lockKey(note.conversationId), async () => {
+          const stored = await appendMessage(this.#deps.database, {
+            conversationId: note.conversationId,
+            userId: note.userId,
+            role: 'assistant',
+            content: note.text,
+          });
+          return stored.id;
+        }),
       ),
     );
   }
 
-  /** Waits for every queued turn (a one-shot process calls this before exiting). */
+  /** Waits for every turn this process is running or has queued. */
   async drain(): Promise<void> {
-    while (this.#queues.size > 0) await Promise.allSettled([...this.#queues.values()]);
+    while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
   }
 
   /**
-   * Marks turns left `running` by a crash as interrupted and tells each user what was done,
-   * asking whether to continue. Turns another live process is running are left alone.
+   * Recovers turns that dead instances left queued or running (all conversations), each under
+   * its conversation's lock and in order; returns how many it recovered. Conversations another
+   * live instance is busy with are left to that instance, which recovers them when it next
+   * takes the lock.
    */
-  recoverInterrupted(): Promise<number> {
-    return recoverInterruptedTurns(this.#deps.database, this.#deps.logger);
+  async recoverInterrupted(): Promise<number> {
+    await this.#register();
+    const { database } = this.#deps;
+    let recovered = 0;
+    const done = new Set<string>();
+    for (const open of await allOpenTurns(database)) {
+      if (done.has(open.conversationId) || open.owner === this.instanceId) continue;
+      if (open.owner && (await database.instanceAlive(open.owner))) continue;
+      done.add(open.conversationId);
+      const result = await this.#track(
+        this.#enqueue(open.conversationId, () =>
+          database.tryAdvisoryLock(lockKey(open.conversationId), () =>
+            this.#recoverBefore(open.conversationId, Number.MAX_SAFE_INTEGER, null).then(
+              (result) => result.recovered,
+            ),
+          ),
+        ),
+      );
+      recovered += result?.value ?? 0;
+    }
+    if (recovered) this.#deps.logger.warn({ recovered }, 'recovered turns left by a stopped instance');
+    return recovered;
+  }
+
+  /** Recovers orphaned turns now and then every `intervalMs` (long-running processes). */
+  startSweeps(intervalMs = 30_000): void {
+    const sweep = () =>
+      this.recoverInterrupted().catch((error) =>
+        this.#deps.logger.error({ err: error }, 'recovering interrupted turns failed'),
+      );
+    void sweep();
+    this.#sweepTimer = setInterval(sweep, intervalMs);
+    this.#sweepTimer.unref();
+  }
+
+  /**
+   * Stops taking turns; lets running turns finish for up to `graceMs`, then stops them (they
+   * are recorded as interrupted, to be continued after the restart); then releases the instance.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.#accepting = false;
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    const deadline = setTimeout(() => this.#stopping.abort(new Error('shutting down')), graceMs);
+    try {
+      await this.drain();
+    } finally {
+      clearTimeout(deadline);
+    }
+    await this.#deps.database.releaseInstance(this.instanceId).catch(() => undefined);
+  }
+
+  #register(): Promise<void> {
+    this.#registered ??= this.#deps.database.registerInstance(this.instanceId);
+    return this.#registered;
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#active.add(work);
+    void work.then(
+      () => this.#active.delete(work),
+      () => this.#active.delete(work),
+    );
+    return work;
+  }
+
+  #enqueue<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const result = previous.then(run, run);
+    const tail = result.catch(() => undefined);
+    this.#queues.set(key, tail);
+    void tail.then(() => {
+      if (this.#queues.get(key) === tail) this.#queues.delete(key);
+    });
+    return result;
+  }
+
+  #runInOrder(turn: TurnRecord, user: User, input: TurnInput): Promise<TurnOutcome> {
+    const { database } = this.#deps;
+    return this.#enqueue(turn.conversationId, () =>
+      database.withAdvisoryLock(lockKey(turn.conversationId), async () => {
+        const { own } = await this.#recoverBefore(turn.conversationId, turn.seq, turn.id);
+        // Still open (the usual case): the row just read is current; otherwise read how it ended.
+        let current = own ?? (await getTurn(database, turn.id))!;
+        if (current.status === 'running' && current.owner !== this.instanceId) {
+          // Its instance died while running it (we hold the lock, so it is not running now).
+          await recoverOrphanedTurn(database, current);
+          current = (await getTurn(database, turn.id))!;
+        }
+        if (current.status !== 'queued') return this.#storedOutcome(current, true);
+        return this.#start(current, user, input.emit ?? noEmit, input.signal);
+      }),
+    );
+  }
+
+  /**
+   * Turns of the conversation up to `throughSeq` left queued or running by dead instances:
+   * a running one is recovered (re-queued when it had run no skill, else interrupted with a
+   * note); a queued one is then run. Call under the conversation lock. Returns how many.
+   */
+  async #recoverBefore(
+    conversationId: string,
+    throughSeq: number,
+    exceptId: string | null,
+  ): Promise<{ recovered: number; own: TurnRecord | undefined }> {
+    const { database } = this.#deps;
+    let recovered = 0;
+    let own: TurnRecord | undefined;
+    for (const open of await openTurns(database, conversationId, throughSeq)) {
+      if (open.id === exceptId) {
+        own = open;
+        continue;
+      }
+      if (open.owner === this.instanceId) continue;
+      if (open.owner && (await database.instanceAlive(open.owner))) continue;
+      recovered++;
+      if (open.status === 'running' && (await recoverOrphanedTurn(database, open)) !== 'requeued') continue;
+      const queued = await getTurn(database, open.id);
+      const user = await getUser(database, open.userId);
+      if (queued?.status !== 'queued' || !user) continue;
+      this.#deps.logger.warn(
+        { turnId: open.id, conversationId },
+        'running a turn a stopped instance left queued',
+      );
+      await this.#start(queued, user, noEmit, undefined);
+    }
+    return { recovered, own };
+  }
+
+  async #start(
+    turn: TurnRecord,
+    user: User,
+    listener: Emit,
+    signal: AbortSignal | undefined,
+  ): Promise<TurnOutcome> {
+    const { database } = this.#deps;
+    const conversation = await getConversation(database, user.id, turn.conversationId);
+    if (!conversation)
+      throw new StewardError('conversation_not_found', `No conversation ${turn.conversationId}.`);
+    // Everything the turn reads of its conversation, loaded once (we hold its lock).
+    const stored = await recentMessages(database, conversation.id, {
+      limit: 400,
+      afterId: conversation.summaryThroughMessageId,
+    });
+    const deps = { ...this.#deps, now: this.#now };
+    // A turn re-run after a crash keeps the context its message was first sent with.
+    let context = stored.find((message) => message.id === turn.userMessageId)?.context ?? null;
+    if (turn.userMessageId === null && this.#deps.config().endpoint.provider !== 'none') {
+      context = await prepareTurnContext(deps, { user, text: turn.request, stored });
+    }
+    const userMessageId = await claimTurn(database, turn, this.instanceId, context);
+    if (userMessageId === null) return this.#storedOutcome((await getTurn(database, turn.id))!, true);
+    return runClaimedTurn(
+      deps,
+      { turn, userMessageId, user, conversation, stored, context },
+      {
+        listener,
+        signal: signal ?? new AbortController().signal,
+        shutdown: this.#stopping.signal,
+      },
+    );
+  }
+
+  /** The same channel message again: wait for its turn to end and answer with what it said. */
+  async #duplicate(turn: TurnRecord, user: User, input: TurnInput): Promise<TurnOutcome> {
+    const { database } = this.#deps;
+    for (;;) {
+      const current = (await getTurn(database, turn.id))!;
+      if (TERMINAL.has(current.status)) return this.#storedOutcome(current, true);
+      if (current.owner === this.instanceId) {
+        const queue = this.#queues.get(current.conversationId);
+        if (queue) await queue;
+        else await sleep(25);
+      } else if (current.owner && (await database.instanceAlive(current.owner))) {
+        // Its owner holds the conversation lock while it runs.
+        await database.withAdvisoryLock(lockKey(current.conversationId), async () => {});
+        if ((await getTurn(database, turn.id))?.status === 'queued') await sleep(200);
+      } else {
+        return this.#runInOrder(current, user, input);
+      }
+    }
+  }
+
+  #storedOutcome(turn: TurnRecord, duplicate: boolean): TurnOutcome {
+    return {
+      reply: turn.reply ?? '',
+      conversationId: turn.conversationId,
+      turnId: turn.id,
+      status: turn.status as TurnStatus,
+      usage: emptyUsage(),
+      duplicate,
+    };
   }
 
   async #conversationFor(user: User, input: TurnInput): Promise<Conversation> {
@@ -157,33 +382,6 @@ export class TurnEngine {
     return latestConversation(database, user.id, input.channel);
   }
 
-  async #duplicateOutcome(conversationId: string, messageId: number): Promise<TurnOutcome> {
-    const rows = await this.#deps.database.query<{ id: string; status: TurnStatus; reply: string | null }>(
-      'SELECT id, status, reply FROM turns WHERE user_message_id = $1',
-      [messageId],
-    );
-    const turn = rows[0];
-    return {
-      reply: turn?.reply ?? '',
-      conversationId,
-      turnId: turn?.id ?? '',
-      status: turn?.status ?? 'running',
-      usage: emptyUsage(),
-      duplicate: true,
-    };
-  }
-
-  #enqueue<T>(key: string, run: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(key) ?? Promise.resolve();
-    const result = previous.then(run, run);
-    const tail = result.catch(() => undefined);
-    this.#queues.set(key, tail);
-    void tail.then(() => {
-      if (this.#queues.get(key) === tail) this.#queues.delete(key);
-    });
-    return result;
-  }
-
   #modeFor(conversation: Conversation, channel: string): ChannelMode {
     const configured = this.#deps.config().channels.modes[channel];
     if (
@@ -195,296 +393,18 @@ export class TurnEngine {
     }
     return configured ?? (channel === 'voice' ? 'single_loop' : 'multi_agent');
   }
+}
 
-  async #runTurn(
-    user: User,
-    conversation: Conversation,
-    messageId: number,
-    input: TurnInput,
-  ): Promise<TurnOutcome> {
-    const { database, logger } = this.#deps;
-    const config = this.#deps.config();
-    const listener = input.emit ?? noEmit;
-    // Every event goes to the log too (debug), so logs and the trace tell the same story.
-    const emit: Emit = (event) => {
-      if (event.type !== 'text_delta') logger.debug({ event, conversationId: conversation.id }, event.type);
-      listener(event);
-    };
-    const turnId = randomUUID();
-    const mode = this.#modeFor(conversation, input.channel);
-    const paused = await findPausedTurn(this.#deps.database, conversation.id);
-    await database.query(
-      `INSERT INTO turns (id, conversation_id, user_id, status, mode, user_message_id) VALUES ($1, $2, $3, 'running', $4, $5)`,
-      [turnId, conversation.id, user.id, mode, messageId],
-    );
-    await setMessageTurn(database, messageId, turnId);
-    if (paused) await markPausedTurnHandled(this.#deps.database, paused.id, paused.state);
-    const resuming = paused !== null && isAffirmative(input.text);
-    emit({ type: 'turn_start', turnId, conversationId: conversation.id, mode, resumed: resuming });
-
-    const turn: TurnScope = {
-      turnId,
-      conversationId: conversation.id,
-      userId: user.id,
-      timezone: user.timezone,
-      channel: input.channel,
-      originalRequest: resuming && paused ? paused.request : input.text,
-    };
-    const persist = async (message: ChatMessage) => {
-      await appendMessage(database, {
-        conversationId: conversation.id,
-        userId: user.id,
-        turnId,
-        role: message.role,
-        content:
-          typeof message.content === 'string'
-            ? message.content
-            : message.content === null
-              ? ''
-              : JSON.stringify(message.content),
-        toolCalls: message.role === 'assistant' ? (message.toolCalls ?? null) : null,
-        toolCallId: message.role === 'tool' ? message.toolCallId : null,
-        tokenCount: typeof message.content === 'string' ? countTokens(message.content) : 0,
-      });
-    };
-
-    let outcome: LoopOutcome;
-    const board: AgentBoard = { specs: new Map(), outcomes: new Map() };
-    try {
-      if (config.endpoint.provider === 'none') {
-        outcome = { kind: 'reply', text: NOT_CONFIGURED_MESSAGE };
-        await persist({ role: 'assistant', content: NOT_CONFIGURED_MESSAGE });
-      } else {
-        const turnMessages: ChatMessage[] = [withBreakpoint({ role: 'user', content: input.text })];
-        if (resuming && paused) {
-          restoreBoard(board, paused.state);
-          const note = await resumeNote(this.#deps.executor, paused.state, turn, emit);
-          if (note) {
-            turnMessages.push({ role: 'system', content: note });
-            await persist({ role: 'system', content: note });
-          }
-        }
-        outcome = await this.#orchestrate({
-          mode,
-          turn,
-          conversation,
-          user,
-          turnMessages,
-          board,
-          emit,
-          persist,
-          input,
-        });
-      }
-    } catch (error) {
-      logger.error({ err: error, turnId }, 'turn failed');
-      outcome = { kind: 'error', error: error instanceof Error ? error.message : String(error) };
-    }
-    return this.#finish({
-      outcome,
-      board,
-      turnId,
-      conversation,
-      user,
-      emit,
-      persist,
-      originalRequest: turn.originalRequest,
-    });
+/** Why a message cannot be taken as it is, or null. Says how to fix it. */
+export function messageProblem(text: string, maxChars: number): string | null {
+  if (!text.trim()) return 'The message is empty: send some text.';
+  if (text.length > maxChars) {
+    return `The message is ${text.length} characters long; the limit is ${maxChars} (limits.max_message_chars). Send it in shorter parts, or save it as a file and refer to it.`;
   }
-
-  async #orchestrate(options: {
-    mode: ChannelMode;
-    turn: TurnScope;
-    conversation: Conversation;
-    user: User;
-    turnMessages: ChatMessage[];
-    board: AgentBoard;
-    emit: Emit;
-    persist: (message: ChatMessage) => Promise<void>;
-    input: TurnInput;
-  }): Promise<LoopOutcome> {
-    const { database } = this.#deps;
-    const config = this.#deps.config();
-    const snapshot = this.#deps.skills();
-    const tools: ToolDefinition[] =
-      options.mode === 'direct'
-        ? [...orchestratorTools('direct'), ...directTools(snapshot, this.#deps.handlers)]
-        : orchestratorTools(options.mode);
-    const systemPrompt = orchestratorSystemPrompt(options.mode, snapshot);
-    const stored = await recentMessages(database, options.conversation.id, { limit: 400 });
-    const history = historyWithinBudget(
-      stored.filter((message) => message.turnId !== options.turn.turnId),
-      { budgetTokens: config.memory.history_budget_tokens, maxToolResultChars: MAX_TOOL_RESULT_IN_HISTORY },
-    );
-    const memories = this.#deps.memories
-      ? await this.#deps.memories({
-          userId: options.user.id,
-          text: options.input.text,
-          budgetTokens: config.memory.memory_budget_tokens,
-        })
-      : [];
-    const fresh = await database.query<{ summary: string }>(
-      'SELECT summary FROM conversations WHERE id = $1',
-      [options.conversation.id],
-    );
-    const prefix = buildOrchestratorMessages({
-      systemPrompt,
-      context: {
-        now: describeNow(this.#now(), options.user.timezone),
-        summary: fresh[0]?.summary ?? '',
-        memories,
-      },
-      history,
-      turnMessages: [],
-    });
-    const budget = await this.#budgetFor(options.conversation.id);
-    const signal = options.input.signal ?? new AbortController().signal;
-    return runOrchestratorLoop(
-      {
-        llm: this.#deps.llm,
-        executor: this.#deps.executor,
-        skills: this.#deps.skills,
-        database,
-        logger: this.#deps.logger,
-        now: this.#now,
-        emit: options.emit,
-      },
-      {
-        mode: options.mode,
-        turn: options.turn,
-        prefix,
-        tools,
-        turnMessages: options.turnMessages,
-        board: options.board,
-        budget,
-        limits: config.limits,
-        signal,
-        persist: options.persist,
-        onDelta: (text) => options.emit({ type: 'text_delta', text }),
-      },
-    );
-  }
-
-  /** Fresh turn counters, capped by what the conversation's sliding window has left. */
-  async #budgetFor(conversationId: string): Promise<TurnBudget> {
-    const { limits } = this.#deps.config();
-    const since = new Date(this.#now().getTime() - limits.conversation_window_ms);
-    const rows = await this.#deps.database.query<{ used: number }>(
-      "SELECT count(*)::int AS used FROM skill_executions WHERE conversation_id = $1 AND kind = 'skill' AND started_at > $2",
-      [conversationId, since],
-    );
-    const left = Math.max(0, limits.conversation_max_skill_calls - (rows[0]?.used ?? 0));
-    const conversationBound = left < limits.turn_max_skill_calls;
-    return new TurnBudget({
-      maxSkillCalls: Math.min(limits.turn_max_skill_calls, left),
-      maxAgents: limits.turn_max_agents,
-      maxIterations: limits.turn_max_orchestrator_iterations,
-      skillLimitReason: conversationBound
-        ? `the limit of ${limits.conversation_max_skill_calls} skill calls per ${Math.round(limits.conversation_window_ms / 60_000)} minutes in this conversation`
-        : undefined,
-    });
-  }
-
-  async #finish(options: {
-    outcome: LoopOutcome;
-    board: AgentBoard;
-    turnId: string;
-    conversation: Conversation;
-    user: User;
-    emit: Emit;
-    persist: (message: ChatMessage) => Promise<void>;
-    originalRequest: string;
-  }): Promise<TurnOutcome> {
-    const { database } = this.#deps;
-    const { outcome, board, turnId } = options;
-    let status: TurnStatus;
-    let reply: string;
-    let state: PausedState | null = null;
-    const specs = [...board.specs.values()];
-    const results = [...board.outcomes.values()].map(plainResult);
-    switch (outcome.kind) {
-      case 'reply':
-        status = 'completed';
-        reply = outcome.text || 'Done.';
-        break;
-      case 'limit': {
-        status = 'paused';
-        const calls = await this.#directCalls(turnId);
-        reply = progressReport(outcome.reason, board, calls);
-        state = { kind: 'limit', specs, results };
-        options.emit({ type: 'limit', limit: outcome.reason, detail: reply });
-        await options.persist({ role: 'assistant', content: reply });
-        break;
-      }
-      case 'confirmation': {
-        status = 'paused';
-        const done = results
-          .filter((result) => result.status === 'completed')
-          .map((result) => `- ${result.agentId}: done`);
-        reply = [
-          outcome.text,
-          `Before I run \`${outcome.pending.command}\` I need your OK: the safety check said ${outcome.pending.reasoning}`,
-          done.length ? `Already done:\n${done.join('\n')}` : '',
-          'Reply "yes" to run exactly that command once, or tell me what to do instead.',
-        ]
-          .filter(Boolean)
-          .join('\n\n');
-        state = { kind: 'confirmation', pending: outcome.pending, specs, results };
-        await options.persist({ role: 'assistant', content: reply });
-        break;
-      }
-      default:
-        status = 'failed';
-        reply = `Sorry, I could not finish that: ${outcome.error}`;
-        await options.persist({ role: 'assistant', content: reply });
-    }
-    const usage = await this.#turnUsage(turnId);
-    await database.query(
-      `UPDATE turns SET status = $2, reply = $3, stop_reason = $4, error = $5, state = $6,
-         prompt_tokens = $7, cached_tokens = $8, cache_write_tokens = $9, completion_tokens = $10, cost = $11, finished_at = now()
-       WHERE id = $1`,
-      [
-        turnId,
-        status,
-        reply,
-        outcome.kind,
-        outcome.kind === 'error' ? outcome.error : null,
-        state ? JSON.stringify(state) : null,
-        usage.promptTokens,
-        usage.cachedTokens,
-        usage.cacheWriteTokens,
-        usage.completionTokens,
-        usage.cost,
-      ],
-    );
-    options.emit({ type: 'turn_end', turnId, status, reply, usage });
-    if (this.#deps.afterTurn && status !== 'failed') {
-      // Awaited so the follow-up work (a queued compaction job) is stored before the reply goes out.
-      await this.#deps
-        .afterTurn({ turnId, conversationId: options.conversation.id, userId: options.user.id })
-        .catch((error) => this.#deps.logger.error({ err: error, turnId }, 'after-turn work failed'));
-    }
-    return { reply, conversationId: options.conversation.id, turnId, status, usage, duplicate: false };
-  }
-
-  async #directCalls(turnId: string): Promise<string[]> {
-    const rows = await this.#deps.database.query<{ command: string; status: string }>(
-      "SELECT command, status FROM skill_executions WHERE turn_id = $1 AND kind = 'skill' AND parent_id IS NULL ORDER BY started_at",
-      [turnId],
-    );
-    return rows.map((row) => `${row.command} (${row.status})`);
-  }
-
-  async #turnUsage(turnId: string): Promise<Usage> {
-    const rows = await this.#deps.database.query<Usage>(
-      `SELECT COALESCE(sum(prompt_tokens), 0)::int AS "promptTokens", COALESCE(sum(cached_tokens), 0)::int AS "cachedTokens",
-              COALESCE(sum(cache_write_tokens), 0)::int AS "cacheWriteTokens",
-              COALESCE(sum(completion_tokens), 0)::int AS "completionTokens", COALESCE(sum(cost), 0)::float8 AS cost
-       FROM llm_calls WHERE turn_id = $1`,
-      [turnId],
-    );
-    return rows[0]!;
-  }
+  const bad = unstorableCharacter(text);
+  if (bad)
+    return `The message contains ${bad.what} at character ${bad.index + 1}; remove it and send it again.`;
+  return null;
 }
 
 export type { TurnEvent };

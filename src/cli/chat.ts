@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
-import type { Usage } from '../llm/types.ts';
+import type { Usage } from '../llm/index.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { userIdProblem } from '../users/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';

@@ -1,6 +1,6 @@
 import { ConfigStore, loadConfig, type ResolvedConfig } from '../config/index.ts';
 import { ConfigError, errorMessage, StewardError } from '../errors.ts';
-import { createLogger, type Logger } from '../logging/logger.ts';
+import { createLogger, type Logger } from '../logging/index.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;

@@ -1,12 +1,27 @@
+import {
+  CHANNEL_NAMES,
+  CHANNEL_SETUP,
+  channelsPublicUrl,
+  createChannelAdapters,
+  WEBHOOK_PATHS,
+} from '../channels/index.ts';
 import { ENV_VARS, type ResolvedConfig } from '../config/index.ts';
 import { openDatabase, readLockOwner, serverVersion } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import { redactString } from '../logging/logger.ts';
+import { redactString, silentLogger } from '../logging/index.ts';
+import { otlpSettings } from '../tracing/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';
 
 type Check = { name: string; ok: boolean; detail: string; fix?: string };
 
-const SECRET_KEYS = new Set(['secret_key', 'api_token', 'llm.api_key', 'database_url']);
+const SECRET_KEYS = new Set([
+  'secret_key',
+  'api_token',
+  'llm.api_key',
+  'database_url',
+  'metrics_token',
+  'alerts.webhook_url',
+]);
 
 function settingLines(config: ResolvedConfig): string[] {
   const values: Array<[string, unknown]> = [
@@ -20,6 +35,12 @@ function settingLines(config: ResolvedConfig): string[] {
     ['llm.api_key', config.endpoint.apiKey],
     ['secret_key', config.secret_key],
     ['api_token', config.api_token],
+    ['metrics_token', config.metrics_token],
+    ['alerts.webhook_url', config.alerts.webhook_url],
+    ['alerts.email_to', config.alerts.email_to],
+    ['spend.daily_soft_usd', config.spend.daily_soft_usd],
+    ['spend.daily_hard_usd', config.spend.daily_hard_usd],
+    ['tracing.otlp_endpoint', config.tracing.otlp_traces_endpoint ?? config.tracing.otlp_endpoint],
   ];
   for (const [role, spec] of Object.entries(config.roster.roles)) {
     values.push([`llm.roles.${role}.model`, spec ? [spec.model, ...spec.fallbacks].join(' → ') : undefined]);
@@ -138,6 +159,48 @@ async function llmCheck(config: ResolvedConfig): Promise<Check> {
   }
 }
 
+/** One check per channel: off (with what to set), or on with its mode and webhook URL, and every problem. */
+export async function channelChecks(config: ResolvedConfig): Promise<Check[]> {
+  const { adapters, problems } = await createChannelAdapters(config, silentLogger());
+  const publicUrl = channelsPublicUrl(config);
+  return CHANNEL_NAMES.map((channel) => {
+    const adapter = adapters.find((candidate) => candidate.name === channel);
+    const found = problems[channel] ?? [];
+    const name = `channel ${channel}`;
+    if (!adapter) {
+      return found.length
+        ? { name, ok: false, detail: `off: ${found.join('; ')}`, fix: CHANNEL_SETUP[channel] }
+        : { name, ok: true, detail: `off (to use it, ${CHANNEL_SETUP[channel]})` };
+    }
+    const mode = adapter.mode ?? 'webhook';
+    const where =
+      mode === 'polling'
+        ? 'long polling'
+        : publicUrl
+          ? `webhook ${publicUrl}${WEBHOOK_PATHS[channel]} (register it with the platform)`
+          : 'webhook; set STEWARD_PUBLIC_URL to see the URL to register';
+    return found.length
+      ? { name, ok: false, detail: `on, ${where}: ${found.join('; ')}`, fix: 'set what the problem names' }
+      : { name, ok: true, detail: `on, ${where}` };
+  });
+}
+
+/** OTLP export: off, on (where to), or misconfigured (tracing stays off; Steward still runs). */
+function tracingCheck(config: ResolvedConfig): Check {
+  const { settings, problem } = otlpSettings(config.tracing);
+  if (problem) {
+    return {
+      name: 'tracing',
+      ok: false,
+      detail: `${problem}; traces are not exported`,
+      fix: 'correct the OTEL_EXPORTER_OTLP_* variables (tracing.* in steward.yaml), or unset them',
+    };
+  }
+  if (!settings)
+    return { name: 'tracing', ok: true, detail: 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to export traces)' };
+  return { name: 'tracing', ok: true, detail: `spans go to ${settings.url} as ${settings.protocol}` };
+}
+
 /** `steward doctor`: where each setting came from, and whether each dependency answers. */
 export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   const out: string[] = ['Settings:', ...settingLines(config)];
@@ -155,6 +218,8 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
           fix: 'set LLM_EMBEDDINGS_MODEL or llm.roles.embeddings in steward.yaml',
         },
   );
+  checks.push(...(await channelChecks(config)));
+  checks.push(tracingCheck(config));
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);

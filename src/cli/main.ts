@@ -1,12 +1,16 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../errors.ts';
-import { type ChatOptions, chatCommand } from './chat.ts';
+import type { ChatOptions } from './chat.ts';
 import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } from './common.ts';
-import { doctorCommand } from './doctor.ts';
-import { migrateCommand } from './migrate.ts';
-import { runCommand } from './run.ts';
-import { skillsList, skillsNew, skillsShow, skillsValidate } from './skills.ts';
-import { startCommand } from './start.ts';
+import type { ConnectOptions } from './connect.ts';
+import type { LogsOptions } from './logs.ts';
+import type { SkillsImportOptions } from './skills-import.ts';
+import type { UsageOptions } from './usage.ts';
+
+/*
+ * Each command's module is loaded when the command runs: `steward run` does not pay for the
+ * server, the channels or MCP, and `--help` pays for none of them.
+ */
 
 const DEFAULT_USER = 'local';
 
@@ -19,17 +23,17 @@ const program = new Command()
 program
   .command('start')
   .description('serve the HTTP API on the configured database (embedded by default)')
-  .action(async () => startCommand(loadConfigOrExit()));
+  .action(async () => (await import('./start.ts')).startCommand(loadConfigOrExit()));
 
 program
   .command('migrate')
   .description('apply pending database migrations and exit')
-  .action(async () => migrateCommand(loadConfigOrExit()));
+  .action(async () => (await import('./migrate.ts')).migrateCommand(loadConfigOrExit()));
 
 program
   .command('doctor')
   .description('check the configuration, database and LLM endpoint, with fixes')
-  .action(async () => doctorCommand(loadConfigOrExit()));
+  .action(async () => (await import('./doctor.ts')).doctorCommand(loadConfigOrExit()));
 
 program
   .command('run')
@@ -38,7 +42,7 @@ program
   .option('--user <id>', 'act as this user', DEFAULT_USER)
   .option('--json', 'print {status, content, metadata}')
   .action(async (command: string, options: { user: string; json?: boolean }) =>
-    runCommand(loadConfigOrExit(), command, options),
+    (await import('./run.ts')).runCommand(loadConfigOrExit(), command, options),
   );
 
 program
@@ -56,29 +60,187 @@ program
     ]),
   )
   .option('--json', 'with --once: print {reply, conversationId, turnId, usage}')
-  .action(async (options: ChatOptions) => chatCommand(loadConfigOrExit(), options));
+  .action(async (options: ChatOptions) =>
+    (await import('./chat.ts')).chatCommand(loadConfigOrExit(), options),
+  );
+
+program
+  .command('usage')
+  .description('tokens, cached share and cost per day (UTC), user and model')
+  .option('--days <n>', 'how many days back, today included', '30')
+  .option('--user <id>', 'only this user')
+  .option(
+    '--json',
+    'print {"days": [{date, user, model, calls, prompt_tokens, cached_tokens, completion_tokens, cost_usd}]}',
+  )
+  .action(async (options: UsageOptions) =>
+    (await import('./usage.ts')).usageCommand(loadConfigOrExit(), options),
+  );
+
+program
+  .command('logs')
+  .description("the server's log (<data dir>/logs/steward.log), pretty-printed")
+  .option('-n, --lines <n>', 'how many of the last lines to show', '50')
+  .option('-f, --follow', 'keep printing new lines as they are written')
+  .option('--json', 'print the raw JSON lines')
+  .action(async (options: LogsOptions) =>
+    (await import('./logs.ts')).logsCommand(loadConfigOrExit(), options),
+  );
+
+program
+  .command('mcp')
+  .description('serve Steward to MCP hosts (Claude Desktop, Cursor) over stdio: get_skill and run')
+  .option('--user <id>', 'act as this user', DEFAULT_USER)
+  .action(async (options: { user: string }) =>
+    (await import('./mcp.ts')).mcpCommand(loadConfigOrExit(), options),
+  );
+
+program
+  .command('connect')
+  .description('connect an account for a user: google, email (IMAP/SMTP), hubspot or caldav')
+  .argument('<provider>', 'google, email, hubspot or caldav')
+  .option('--user <id>', 'connect it for this user', DEFAULT_USER)
+  .option('--client-id <id>', 'google: OAuth client id of a Desktop app (or GOOGLE_CLIENT_ID)')
+  .option('--client-secret <secret>', 'google: OAuth client secret (or GOOGLE_CLIENT_SECRET)')
+  .option('--service-account <file>', 'google: service account key (domain-wide delegation)')
+  .option('--impersonate <email>', 'google: the Workspace user the service account acts as')
+  .option('--imap <url>', 'email: imaps://user:pass@host[:port] (imap:// for plain)')
+  .option('--smtp <url>', 'email: smtps://user:pass@host[:port] (smtp:// for plain)')
+  .option('--from <address>', 'email: sender, addr or "Name <addr>"')
+  .option('--token <token>', 'hubspot: private app access token')
+  .option('--base-url <url>', 'hubspot: API root (default HUBSPOT_BASE_URL or HubSpot)')
+  .option('--url <url>', 'caldav: server URL')
+  .option('--username <name>', 'caldav: user name')
+  .option('--password <password>', 'caldav: (app) password')
+  .action(async (provider: string, options: ConnectOptions) =>
+    (await import('./connect.ts')).connectCommand(loadConfigOrExit(), provider, options),
+  );
+
+program
+  .command('disconnect')
+  .description("forget a user's stored account: google, email, hubspot or caldav")
+  .argument('<provider>', 'google, email, hubspot or caldav')
+  .option('--user <id>', 'for this user', DEFAULT_USER)
+  .action(async (provider: string, options: { user: string }) =>
+    (await import('./connect.ts')).disconnectCommand(loadConfigOrExit(), provider, options),
+  );
+
+const tokens = program.command('tokens').description('per-user API tokens (stored hashed)');
+tokens
+  .command('create')
+  .description('make a token that acts only as one user; printed once')
+  .requiredOption('--user <id>', 'the user the token acts as')
+  .option('--name <name>', 'a label, e.g. the device it is for')
+  .action(async (options: { user: string; name?: string }) =>
+    (await import('./tokens.ts')).tokensCreate(loadConfigOrExit(), options),
+  );
+tokens
+  .command('list')
+  .description('tokens (ids, users, last use; never the tokens themselves)')
+  .option('--user <id>', 'only this user')
+  .option('--json', 'print JSON')
+  .action(async (options: { user?: string; json?: boolean }) =>
+    (await import('./tokens.ts')).tokensList(loadConfigOrExit(), options),
+  );
+tokens
+  .command('revoke')
+  .description('stop a token from working')
+  .argument('<id>', 'the token id (tok_…) from steward tokens list')
+  .action(async (id: string) => (await import('./tokens.ts')).tokensRevoke(loadConfigOrExit(), id));
 
 const skills = program.command('skills').description('list, show, validate and create skill files');
 skills
   .command('list')
   .description('every loaded skill: name, access, source, description')
   .option('--json', 'print JSON')
-  .action((options: { json?: boolean }) => skillsList(loadConfigOrExit(), options));
+  .action(async (options: { json?: boolean }) =>
+    (await import('./skills.ts')).skillsList(loadConfigOrExit(), options),
+  );
 skills
   .command('show')
   .description('the page get_skill serves for a domain or skill')
   .argument('<name>', 'a domain (tasks), a skill (tasks.create) or domain.all')
-  .action((name: string) => skillsShow(loadConfigOrExit(), name));
+  .action(async (name: string) => (await import('./skills.ts')).skillsShow(loadConfigOrExit(), name));
 skills
   .command('validate')
   .description('report every diagnostic; exit 1 on any error')
   .argument('[dir]', 'a skills root (default: the built-in and user roots)')
-  .action((dir: string | undefined) => skillsValidate(loadConfigOrExit(), dir));
+  .action(async (dir: string | undefined) =>
+    (await import('./skills.ts')).skillsValidate(loadConfigOrExit(), dir),
+  );
 skills
   .command('new')
   .description('write a valid page skeleton into the user skills dir')
   .argument('<name>', 'DOMAIN.ACTION')
-  .action((name: string) => skillsNew(loadConfigOrExit(), name));
+  .action(async (name: string) => (await import('./skills.ts')).skillsNew(loadConfigOrExit(), name));
+
+program
+  .command('channels')
+  .description('each chat channel: on or off, webhook URL to register, last traffic, backlog, failures')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) =>
+    (await import('./channels.ts')).channelsCommand(loadConfigOrExit(), options),
+  );
+
+const pairing = program.command('pairing').description('admit unknown senders who asked for access');
+pairing
+  .command('list')
+  .description('pending pairing codes')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) =>
+    (await import('./channels.ts')).pairingListCommand(loadConfigOrExit(), options),
+  );
+pairing
+  .command('approve')
+  .description('admit the sender behind a code (Steward greets them)')
+  .argument('<code>', 'the 8-character code the sender received')
+  .action(async (code: string) =>
+    (await import('./channels.ts')).pairingApproveCommand(loadConfigOrExit(), code),
+  );
+
+const users = program.command('users').description('users and their channel identities');
+users
+  .command('link')
+  .description("join a channel identity to a user: it shares that user's memory, tasks and history")
+  .argument('<identity>', 'CHANNEL:SENDER, e.g. telegram:12345 or googlechat:users/123')
+  .argument('<user>', 'the Steward user, e.g. local')
+  .action(async (identity: string, user: string) =>
+    (await import('./channels.ts')).usersLinkCommand(loadConfigOrExit(), identity, user),
+  );
+users
+  .command('primary')
+  .description(
+    "the channel deliveries (reminders, alerts) go to; 'auto' (default): where the user last wrote from",
+  )
+  .argument('<user>', 'the Steward user')
+  .argument('[channel]', 'telegram, slack, whatsapp, googlechat or auto')
+  .action(async (user: string, channel: string | undefined) =>
+    (await import('./channels.ts')).usersPrimaryCommand(loadConfigOrExit(), user, channel),
+  );
+
+program
+  .command('security')
+  .description('security checks of this installation')
+  .command('audit')
+  .description('check the configuration like a reviewer: exit 1 on any high or critical finding')
+  .option('--json', 'print [{id, severity, message, fix}]')
+  .action(async (options: { json?: boolean }) =>
+    (await import('./security.ts')).securityAuditCommand(loadConfigOrExit(), options),
+  );
+
+skills
+  .command('import')
+  .description(
+    'turn AgentSkills folders (SKILL.md + files) into template skills; shows findings, runs nothing',
+  )
+  .argument('<path>', 'an AgentSkills folder, or a folder of them')
+  .option('--domain <name>', 'the skill domain they go under', 'agentskills')
+  .option('--dry-run', 'only show what would be added')
+  .option('--force', 'also import skills with dangerous findings, replacing existing files')
+  .option('--json', 'print one object per skill')
+  .action(async (source: string, options: SkillsImportOptions) =>
+    (await import('./skills-import.ts')).skillsImport(loadConfigOrExit(), source, options),
+  );
 
 try {
   await program.parseAsync(process.argv);

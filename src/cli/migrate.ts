@@ -1,6 +1,5 @@
 import type { ResolvedConfig } from '../config/index.ts';
-import { openDatabase } from '../db/index.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate, openDatabase } from '../db/index.ts';
 
 export async function migrateCommand(config: ResolvedConfig): Promise<void> {
   const { database, lock } = await openDatabase(config, { migrate: false });

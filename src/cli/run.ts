@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../config/index.ts';
+import { serversNeededBy } from '../mcp/index.ts';
 import { createRuntime } from '../runtime.ts';
 import { ensureUser, userIdProblem } from '../users/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
@@ -43,7 +44,11 @@ async function execute(config: ResolvedConfig, command: string, userId: string):
     }
     return (await response.json()) as RunResult;
   }
-  const runtime = await createRuntime(config);
+  const mcpServers = serversNeededBy(
+    command,
+    config.mcp_servers.map((server) => server.name),
+  );
+  const runtime = await createRuntime(config, { mcpServers });
   try {
     const user = await ensureUser(runtime.database, userId);
     const outcome = await runtime.executor.execute({

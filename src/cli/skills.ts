@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.ts';
 import { BUILTIN_SKILLS_DIR } from '../runtime.ts';
+import type { SkillSnapshot } from '../skills/index.ts';
 import {
   getSkill,
   loadSkillRoots,
   skillNameProblem,
   skillPageSkeleton,
   validateSkillDir,
-} from '../skills/registry/index.ts';
-import type { SkillSnapshot } from '../skills/types.ts';
+} from '../skills/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_USAGE } from './common.ts';
 
 function snapshot(config: ResolvedConfig): SkillSnapshot {

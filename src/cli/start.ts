@@ -1,22 +1,55 @@
 import { Hono } from 'hono';
+import { channelApiRoutes, webhookRoutes } from '../channels/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { createLogger } from '../logging/logger.ts';
+import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts';
+import { createLogger, logFilePath } from '../logging/index.ts';
+import { mcpHttpRoutes } from '../mcp/index.ts';
 import { createRuntime } from '../runtime.ts';
-import { chatRoutes } from '../server/api-chat.ts';
-import { runRoutes } from '../server/api-run.ts';
-import { createServerApp } from '../server/app.ts';
-import { assertSafeBinding, listen } from '../server/listen.ts';
+import {
+  type AuthEnv,
+  assertSafeBinding,
+  chatRoutes,
+  createServerApp,
+  HttpLifecycle,
+  isLoopbackHost,
+  listen,
+  runRoutes,
+  tokenRoutes,
+  usageRoutes,
+} from '../server/index.ts';
+
+/** How long a stop lets running turns finish before interrupting them (they resume after a restart). */
+const TURN_GRACE_MS = 25_000;
 
 /**
  * `steward start`: owns the data dir, applies migrations, serves HTTP, watches the config
- * file and the skill roots, and shuts down gracefully on SIGTERM/SIGINT.
+ * file and the skill roots, and on SIGTERM/SIGINT drains: new requests get 503, running turns
+ * finish (or are interrupted after a grace period and answered as such), then it exits.
  */
 export async function startCommand(initial: ResolvedConfig): Promise<void> {
   assertSafeBinding(initial.host, initial.api_token);
   let secrets = initial.secrets;
-  const logger = createLogger({ level: initial.log_level, secrets: () => secrets });
-  const runtime = await createRuntime(initial, { watch: true, logger });
+  const { logs } = initial;
+  const logger = createLogger({
+    level: initial.log_level,
+    secrets: () => [...secrets, ...credentialSecrets()],
+    // The server also keeps its log in the data dir, where `steward logs` reads it.
+    file: logs.file
+      ? {
+          file: logFilePath(initial.dataDir),
+          maxBytes: logs.max_file_mb * 1024 * 1024,
+          maxFiles: logs.max_files,
+        }
+      : undefined,
+  });
+  const runtime = await createRuntime(initial, { watch: true, logger, shutdownGraceMs: TURN_GRACE_MS });
   const { config, database, lock } = runtime;
+  // The no-open-API-on-a-public-address rule holds at every reload, not only at start.
+  config.addGuard((next) =>
+    !isLoopbackHost(initial.host) && !next.api_token
+      ? `api_token cannot be removed while listening on ${initial.host}: the API would be open to the network. Keep api_token, or set HOST=127.0.0.1 and restart.`
+      : null,
+  );
   config.onChange((next, previous) => {
     secrets = next.secrets;
     if (
@@ -28,11 +61,33 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     logger.level = next.log_level;
   });
-  await runtime.engine.recoverInterrupted();
-  const api = new Hono();
+  const api = new Hono<AuthEnv>();
   api.route('/', runRoutes(runtime));
   api.route('/', chatRoutes({ engine: runtime.engine, database }));
-  const app = createServerApp({ database, logger, config: () => config.get(), api });
+  api.route('/', channelApiRoutes(runtime.channels));
+  api.route('/', usageRoutes({ database }));
+  api.route('/', tokenRoutes(database));
+  const lifecycle = new HttpLifecycle();
+  const mcp = mcpHttpRoutes({
+    database,
+    executor: runtime.executor,
+    skills: () => runtime.skills.snapshot(),
+    config: () => config.get(),
+  });
+  const app = createServerApp({
+    database,
+    logger,
+    config: () => config.get(),
+    api,
+    webhooks: webhookRoutes(runtime.channels, {
+      logger,
+      onVerification: (channel, result) => runtime.observability.webhookReceived(channel, result),
+    }),
+    metrics: runtime.observability.metrics ?? undefined,
+    lifecycle,
+    routes: [calendarFeedRoutes(database)],
+    mcp,
+  });
   let server: Awaited<ReturnType<typeof listen>>;
   try {
     server = await listen(app, { host: initial.host, port: initial.port, apiToken: initial.api_token });
@@ -41,6 +96,8 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     throw error;
   }
   lock?.setPort(server.port);
+  // Turns a stopped instance left behind: recovered now, in the background, and every 30 s.
+  runtime.engine.startSweeps();
   logger.info(
     { url: `http://${server.host}:${server.port}`, database: database.backend, vector: database.hasVector },
     'Steward is listening',
@@ -53,14 +110,22 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
 
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'stopping now');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await server.close();
+    logger.info({ signal }, 'shutting down: finishing running turns');
+    lifecycle.startDraining();
+    const closed = server.close(TURN_GRACE_MS + 5_000);
+    // Running turns finish, or are interrupted after the grace period and answered as such.
+    await runtime.engine.shutdown(TURN_GRACE_MS);
+    await lifecycle.idle(5_000);
+    await closed;
     await runtime.close();
     logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }

@@ -1,10 +1,21 @@
 export { ENV_VARS, type LlmEndpoint, loadConfig, type ResolvedConfig, type SettingSource } from './load.ts';
+export { builtinSkillDomains, isSecretName, resolveMcpServers } from './mcp-servers.ts';
+export {
+  type AlertsConfig,
+  type LogsConfig,
+  SEVERITIES,
+  type Severity,
+  type SpendConfig,
+  type TracingConfig,
+} from './observability-schema.ts';
 export { modelFor, OPENROUTER_BASE_URL, type Roster, resolveRoster, unknownModel } from './roster.ts';
 export {
   type ChannelMode,
+  type ChannelsConfig,
   type Config,
   configSchema,
   type Limits,
+  type McpServerConfig,
   type ModelSpec,
   ROLES,
   type Role,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.ts';
+import { resolveMcpServers } from './mcp-servers.ts';
 import { OPENROUTER_BASE_URL, type Roster, resolveRoster } from './roster.ts';
 import { type Config, configSchema, ROLES } from './schema.ts';
 
@@ -43,6 +44,11 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     description: 'PostgreSQL server URL; unset = embedded PGlite',
   },
   { name: 'HOST', key: 'host', description: 'address the server listens on' },
+  {
+    name: 'STEWARD_ALLOWED_HOSTS',
+    key: 'allowed_hosts',
+    description: 'comma-separated extra Host names the server answers to',
+  },
   { name: 'PORT', key: 'port', description: 'port the server listens on' },
   { name: 'LOG_LEVEL', key: 'log_level', description: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'STEWARD_SECRET_KEY', key: 'secret_key', description: 'key that encrypts stored credentials' },
@@ -53,6 +59,124 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
   { name: 'LLM_API_KEY', key: 'llm.api_key', description: 'key for LLM_BASE_URL' },
   { name: 'LLM_MODEL', key: 'llm.roles.*.model', description: 'model of every chat role' },
   { name: 'LLM_EMBEDDINGS_MODEL', key: 'llm.roles.embeddings.model', description: 'embeddings model' },
+  { name: 'STEWARD_METRICS_TOKEN', key: 'metrics_token', description: 'bearer token for /metrics' },
+  {
+    name: 'STEWARD_ALERT_WEBHOOK_URL',
+    key: 'alerts.webhook_url',
+    description: 'Google Chat webhook for alerts',
+  },
+  { name: 'STEWARD_ALERT_EMAIL', key: 'alerts.email_to', description: 'address that receives alerts' },
+  { name: 'STEWARD_SPEND_SOFT_USD', key: 'spend.daily_soft_usd', description: 'per-user daily spend alert' },
+  { name: 'STEWARD_SPEND_HARD_USD', key: 'spend.daily_hard_usd', description: 'per-user daily spend limit' },
+  { name: 'STEWARD_LOG_FILE', key: 'logs.file', description: 'also log to <data dir>/logs (true/false)' },
+  {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    key: 'tracing.otlp_endpoint',
+    description: 'OTLP collector; traces off unless set',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    key: 'tracing.otlp_traces_endpoint',
+    description: 'OTLP traces URL',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    key: 'tracing.otlp_protocol',
+    description: 'http/protobuf or http/json',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    key: 'tracing.otlp_protocol',
+    description: 'as OTEL_EXPORTER_OTLP_PROTOCOL',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_HEADERS',
+    key: 'tracing.otlp_headers',
+    description: 'headers sent to the collector',
+  },
+  { name: 'OTEL_SERVICE_NAME', key: 'tracing.service_name', description: 'service.name of the spans' },
+  { name: 'STEWARD_PUBLIC_URL', key: 'public_url', description: 'base URL people reach this server at' },
+  { name: 'STEWARD_ALLOW', key: 'channels.allow', description: 'allowlist of channel:sender[=USER]' },
+  { name: 'TELEGRAM_BOT_TOKEN', key: 'channels.telegram.bot_token', description: 'Telegram bot token' },
+  {
+    name: 'TELEGRAM_WEBHOOK_SECRET',
+    key: 'channels.telegram.webhook_secret',
+    description: 'Telegram webhook secret token',
+  },
+  { name: 'TELEGRAM_API_ROOT', key: 'channels.telegram.api_root', description: 'Telegram Bot API root' },
+  { name: 'SLACK_BOT_TOKEN', key: 'channels.slack.bot_token', description: 'Slack bot token (xoxb-)' },
+  { name: 'SLACK_SIGNING_SECRET', key: 'channels.slack.signing_secret', description: 'Slack signing secret' },
+  { name: 'SLACK_API_URL', key: 'channels.slack.api_url', description: 'Slack Web API base URL' },
+  {
+    name: 'WHATSAPP_ACCESS_TOKEN',
+    key: 'channels.whatsapp.access_token',
+    description: 'WhatsApp Cloud API token',
+  },
+  { name: 'WHATSAPP_APP_SECRET', key: 'channels.whatsapp.app_secret', description: 'Meta app secret' },
+  {
+    name: 'WHATSAPP_VERIFY_TOKEN',
+    key: 'channels.whatsapp.verify_token',
+    description: 'WhatsApp webhook verify token',
+  },
+  {
+    name: 'WHATSAPP_PHONE_NUMBER_ID',
+    key: 'channels.whatsapp.phone_number_id',
+    description: 'WhatsApp phone number id',
+  },
+  { name: 'WHATSAPP_GRAPH_URL', key: 'channels.whatsapp.graph_url', description: 'Graph API base URL' },
+  {
+    name: 'GOOGLE_CHAT_PROJECT_NUMBER',
+    key: 'channels.googlechat.project_number',
+    description: 'Google Cloud project number (JWT audience)',
+  },
+  { name: 'GOOGLE_CHAT_JWKS_URL', key: 'channels.googlechat.jwks_url', description: 'Google Chat JWKS URL' },
+  { name: 'GOOGLE_CHAT_API_URL', key: 'channels.googlechat.api_url', description: 'Google Chat API URL' },
+  {
+    name: 'GOOGLE_CHAT_SERVICE_ACCOUNT',
+    key: 'channels.googlechat.service_account',
+    description: 'service-account JSON file for later replies',
+  },
+  { name: 'EMAIL_IMAP_URL', key: 'email.imap_url', description: "owner's IMAP mailbox URL" },
+  { name: 'EMAIL_SMTP_URL', key: 'email.smtp_url', description: "owner's SMTP server URL" },
+  { name: 'EMAIL_FROM', key: 'email.from', description: 'sender address (addr or Name <addr>)' },
+  {
+    name: 'GOOGLE_APPLICATION_CREDENTIALS',
+    key: 'google.application_credentials',
+    description: 'service account key file (domain-wide delegation)',
+  },
+  {
+    name: 'GOOGLE_IMPERSONATE',
+    key: 'google.impersonate',
+    description: 'Workspace user the service account acts as',
+  },
+  { name: 'GOOGLE_API_URL', key: 'google.api_url', description: 'root URL of the Google APIs' },
+  {
+    name: 'GOOGLE_CLIENT_ID',
+    key: 'google.client_id',
+    description: 'OAuth client id for steward connect google',
+  },
+  {
+    name: 'GOOGLE_CLIENT_SECRET',
+    key: 'google.client_secret',
+    description: 'OAuth client secret for steward connect google',
+  },
+  {
+    name: 'HUBSPOT_ACCESS_TOKEN',
+    key: 'hubspot.access_token',
+    description: "owner's HubSpot private app token",
+  },
+  { name: 'HUBSPOT_BASE_URL', key: 'hubspot.base_url', description: 'root URL of the HubSpot API' },
+  { name: 'CALDAV_URL', key: 'caldav.url', description: "owner's CalDAV server (https://user:pass@host/…)" },
+  {
+    name: 'GOOGLE_DRIVE_FOLDER_ID',
+    key: 'files.drive_folder_id',
+    description: 'Drive folder files.sync mirrors',
+  },
+  {
+    name: 'STEWARD_SSRF_ALLOW',
+    key: 'security.ssrf_allow',
+    description: 'private hosts or CIDR ranges the model may make Steward fetch (comma-separated)',
+  },
 ];
 
 function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {
@@ -158,7 +282,8 @@ export function loadConfig(options: { env?: Env; cwd?: string } = {}): ResolvedC
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const dotted = issue.path.map(String).join('.');
-    const envName = envKeyToName.get(dotted);
+    const envName =
+      envKeyToName.get(dotted) ?? [...envKeyToName].find(([key]) => dotted.startsWith(`${key}.`))?.[1];
     const label = envName ?? (dotted ? `${dotted} (${fileName})` : fileName);
     throw new ConfigError(label, describeIssue(issue));
   }
@@ -173,11 +298,33 @@ export function loadConfig(options: { env?: Env; cwd?: string } = {}): ResolvedC
     apiKey,
   };
   if (isOpenRouter && !apiKey) throw new ConfigError('OPENROUTER_API_KEY', 'OpenRouter needs an API key');
-  const secrets = [config.secret_key, config.api_token, apiKey, passwordOf(config.database_url)].filter(
-    (value): value is string => typeof value === 'string' && value.length > 0,
-  );
+  const { telegram, slack, whatsapp } = config.channels;
+  const mcp = resolveMcpServers(config.mcp_servers, env);
+  const secrets = [
+    config.secret_key,
+    config.api_token,
+    apiKey,
+    passwordOf(config.database_url),
+    config.metrics_token,
+    ...urlSecrets(config.alerts.webhook_url),
+    ...headerValues(config.tracing.otlp_headers),
+    passwordOf(config.email.imap_url),
+    passwordOf(config.email.smtp_url),
+    passwordOf(config.caldav.url),
+    config.hubspot.access_token,
+    config.google.client_secret,
+    telegram.bot_token,
+    telegram.webhook_secret,
+    slack.bot_token,
+    slack.signing_secret,
+    whatsapp.access_token,
+    whatsapp.app_secret,
+    whatsapp.verify_token,
+    ...mcp.secrets,
+  ].filter((value): value is string => typeof value === 'string' && value.length > 0);
   return {
     ...config,
+    mcp_servers: mcp.servers,
     dataDir,
     skillsDir: path.resolve(cwd, config.skills_dir ?? path.join(config.data_dir, 'skills')),
     configPath,
@@ -186,6 +333,37 @@ export function loadConfig(options: { env?: Env; cwd?: string } = {}): ResolvedC
     sources,
     secrets,
   };
+}
+
+/** A webhook URL is a credential, and so is each of its query values (Google Chat's key and token). */
+function urlSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    return [url, ...[...new URL(url).searchParams.values()].filter((value) => value.length >= 8)];
+  } catch {
+    return [url];
+  }
+}
+
+/** Values of `key=value,key2=value2` (OTLP headers usually carry credentials). */
+function headerValues(headers: string | undefined): string[] {
+  if (!headers) return [];
+  return headers.split(',').flatMap((pair) => {
+    const value = pair.slice(pair.indexOf('=') + 1).trim();
+    if (!pair.includes('=') || !value) return [];
+    const decoded = decodeURIComponentSafe(value);
+    // `Bearer abc…` / `Basic abc…`: the credential alone is a secret too.
+    const credential = decoded.split(/\s+/).at(-1) ?? '';
+    return [value, decoded, ...(credential.length >= 8 ? [credential] : [])];
+  });
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 function passwordOf(url: string | undefined): string | undefined {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alertsSchema, logsSchema, spendSchema, tracingSchema } from './observability-schema.ts';
 
 export const TIERS = ['primary', 'balanced', 'fast', 'cheap'] as const;
 export const ROLES = ['orchestrator', 'sub_agent', 'compaction', 'sentinel', 'embeddings'] as const;
@@ -44,6 +45,8 @@ export const limitsSchema = z
     conversation_max_skill_calls: z.number().int().positive().default(50),
     conversation_window_ms: z.number().int().positive().default(300_000),
     agent_concurrency: z.number().int().positive().default(4),
+    /** Longest message a turn takes; longer ones are refused with a reply saying so. */
+    max_message_chars: z.number().int().min(100).max(1_000_000).default(40_000),
   })
   .strict();
 export type Limits = z.infer<typeof limitsSchema>;
@@ -61,6 +64,183 @@ export const memorySchema = z
   })
   .strict();
 
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const optionalSecret = z.string().min(1).optional();
+
+/** `STEWARD_ALLOW`: comma-separated `channel:sender` or `channel:sender=USER` entries (or a YAML list). */
+const allowList = z.preprocess(
+  (value) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean)
+      : value,
+  z
+    .array(
+      z
+        .string()
+        .regex(
+          /^[a-z]+:[^=,\s]+(=[^=,\s]+)?$/,
+          'entries are channel:sender or channel:sender=USER, e.g. telegram:12345,slack:U024BE7LH',
+        ),
+    )
+    .default([]),
+);
+
+export const channelsSchema = z
+  .object({
+    modes: z.record(z.string(), channelMode).default({}),
+    /** Where the platforms reach this server (webhook URLs are built from it). */
+    public_url: httpUrl.optional(),
+    allow: allowList,
+    telegram: z
+      .object({
+        bot_token: optionalSecret,
+        webhook_secret: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,256}$/, 'use 1-256 characters from A-Z, a-z, 0-9, _ and -')
+          .optional(),
+        api_root: httpUrl.default('https://api.telegram.org'),
+      })
+      .strict()
+      .default({ api_root: 'https://api.telegram.org' }),
+    slack: z
+      .object({
+        bot_token: optionalSecret,
+        signing_secret: optionalSecret,
+        api_url: httpUrl.default('https://slack.com/api/'),
+      })
+      .strict()
+      .default({ api_url: 'https://slack.com/api/' }),
+    whatsapp: z
+      .object({
+        access_token: optionalSecret,
+        app_secret: optionalSecret,
+        verify_token: optionalSecret,
+        phone_number_id: z.string().regex(/^\d+$/, 'must be the numeric phone number id').optional(),
+        graph_url: httpUrl.default('https://graph.facebook.com/v21.0'),
+      })
+      .strict()
+      .default({ graph_url: 'https://graph.facebook.com/v21.0' }),
+    googlechat: z
+      .object({
+        project_number: z
+          .string()
+          .regex(/^\d+$/, 'must be the numeric Google Cloud project number')
+          .optional(),
+        jwks_url: httpUrl.default(
+          'https://www.googleapis.com/service_accounts/v1/jwk/chat@system.gserviceaccount.com',
+        ),
+        api_url: httpUrl.default('https://chat.googleapis.com'),
+        /** Path of a service-account JSON key file, for replies posted after the request. */
+        service_account: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({
+        jwks_url: 'https://www.googleapis.com/service_accounts/v1/jwk/chat@system.gserviceaccount.com',
+        api_url: 'https://chat.googleapis.com',
+      }),
+  })
+  .strict();
+export type ChannelsConfig = z.infer<typeof channelsSchema>;
+
+/** The owner's (`local`) mailbox; other users connect theirs with `steward connect email`. */
+export const emailSchema = z
+  .object({
+    imap_url: z
+      .string()
+      .regex(/^imaps?:\/\/[^/]+/, 'must be imap://user:pass@host:port or imaps://… (TLS)')
+      .optional(),
+    smtp_url: z
+      .string()
+      .regex(/^smtps?:\/\/[^/]+/, 'must be smtp://user:pass@host:port or smtps://… (TLS)')
+      .optional(),
+    from: z.string().min(3).optional(),
+  })
+  .strict();
+
+/** Google for the owner: a service account (domain-wide delegation) and the API root. */
+export const googleSchema = z
+  .object({
+    application_credentials: z.string().min(1).optional(),
+    impersonate: z.string().min(3).optional(),
+    api_url: z.url('must be an http(s) URL').optional(),
+    /** The OAuth client of `steward connect google` (installed-app flow). */
+    client_id: z.string().min(1).optional(),
+    client_secret: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const hubspotSchema = z
+  .object({
+    access_token: z.string().min(8, 'must be a HubSpot private app access token').optional(),
+    base_url: z.url('must be an http(s) URL').optional(),
+  })
+  .strict();
+
+export const caldavSchema = z
+  .object({
+    url: z.url('must be https://user:password@host/path of the CalDAV server').optional(),
+  })
+  .strict();
+const SERVER_NAME = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * One MCP server (DESIGN §1): a stdio command or a Streamable HTTP URL. Its name is the skill
+ * domain its tools appear under. `${VAR}` in `env` and `headers` values reads Steward's
+ * environment at start-up, so tokens need not sit in steward.yaml.
+ */
+export const mcpServerSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(
+        SERVER_NAME,
+        'must be a skill domain name: lower-case letters, digits and _, starting with a letter',
+      ),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .strict()
+  .superRefine((server, ctx) => {
+    if ((server.command === undefined) === (server.url === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'give either command (stdio) or url (Streamable HTTP), not both',
+      });
+    if (server.url !== undefined && (server.args !== undefined || server.env !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'args and env apply to a command; an url server takes headers',
+      });
+    if (server.command !== undefined && server.headers !== undefined)
+      ctx.addIssue({ code: 'custom', message: 'headers apply to an url server; a command server takes env' });
+  });
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+const commaList = (value: unknown) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : value;
+
+export const filesSchema = z
+  .object({
+    /** files.read refuses larger files (bytes of text). */
+    max_read_bytes: z.number().int().positive().default(200_000),
+    /** Larger files are indexed by name only. */
+    max_index_bytes: z.number().int().positive().default(20_000_000),
+    /** The Google Drive folder files.sync mirrors; unset: "Steward" at the top of My Drive. */
+    drive_folder_id: z.string().min(1).optional(),
+  })
+  .strict();
+
 /** The whole configuration, after file and environment are merged. Keys are snake_case as in steward.yaml. */
 export const configSchema = z
   .object({
@@ -70,6 +250,19 @@ export const configSchema = z
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
     host: z.string().min(1).default('127.0.0.1'),
+    /** Extra Host names the HTTP server answers to (besides loopback, HOST and STEWARD_PUBLIC_URL). */
+    allowed_hosts: z
+      .preprocess(
+        (value) =>
+          typeof value === 'string'
+            ? value
+                .split(',')
+                .map((entry) => entry.trim())
+                .filter(Boolean)
+            : value,
+        z.array(z.string().min(1)),
+      )
+      .default([]),
     port: z.coerce.number().int().min(0).max(65_535).default(3000),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     secret_key: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -97,18 +290,48 @@ export const configSchema = z
       })
       .strict()
       .default({ app_name: 'Steward', timeout_ms: 120_000, max_retries: 3, models: [], roles: {} }),
-    channels: z
-      .object({
-        modes: z.record(z.string(), channelMode).default({}),
-      })
-      .strict()
-      .default({ modes: {} }),
+    channels: channelsSchema.default(channelsSchema.parse({})),
     limits: limitsSchema.default(limitsSchema.parse({})),
     sentinel: z
       .object({ enabled: z.boolean().default(true) })
       .strict()
       .default({ enabled: true }),
     memory: memorySchema.default(memorySchema.parse({})),
+    /** Bearer token for GET /metrics when no api_token is set (the api_token also works). */
+    metrics_token: z.string().min(16, 'must be at least 16 characters').optional(),
+    alerts: alertsSchema.default(alertsSchema.parse({})),
+    spend: spendSchema.default({}),
+    tracing: tracingSchema.default(tracingSchema.parse({})),
+    logs: logsSchema.default(logsSchema.parse({})),
+    /** Where people reach this server from outside (feeds, OAuth); default http://HOST:PORT. */
+    public_url: z.url('must be an http(s) URL').optional(),
+    email: emailSchema.default({}),
+    google: googleSchema.default({}),
+    hubspot: hubspotSchema.default({}),
+    caldav: caldavSchema.default({}),
+    files: filesSchema.default(filesSchema.parse({})),
+    mcp_servers: z
+      .array(mcpServerSchema)
+      .default([])
+      .superRefine((servers, ctx) => {
+        const seen = new Set<string>();
+        servers.forEach((server, index) => {
+          if (seen.has(server.name))
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `"${server.name}" is used twice`,
+            });
+          seen.add(server.name);
+        });
+      }),
+    security: z
+      .object({
+        /** Private, loopback or link-local hosts/ranges the model may still make Steward fetch. */
+        ssrf_allow: z.preprocess(commaList, z.array(z.string().min(1))).default([]),
+      })
+      .strict()
+      .default({ ssrf_allow: [] }),
   })
   .strict();
 

@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../errors.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../logging/index.ts';
 import { loadConfig, type ResolvedConfig } from './load.ts';
 
 type Env = Record<string, string | undefined>;
@@ -13,6 +13,7 @@ type Env = Record<string, string | undefined>;
 export class ConfigStore {
   #current: ResolvedConfig;
   #listeners = new Set<(config: ResolvedConfig, previous: ResolvedConfig) => void>();
+  #guards = new Set<(config: ResolvedConfig, previous: ResolvedConfig) => string | null>();
   #watcher: FSWatcher | null = null;
   #debounce: NodeJS.Timeout | null = null;
   readonly #env: Env;
@@ -33,11 +34,27 @@ export class ConfigStore {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Re-reads the file now. Returns the error message when the new file is invalid. */
+  /**
+   * Adds a rule every reload must pass (e.g. "no open API on a public address"): a change it
+   * rejects is refused whole, the configuration in force stays, and the reason is logged.
+   */
+  addGuard(guard: (config: ResolvedConfig, previous: ResolvedConfig) => string | null): () => void {
+    this.#guards.add(guard);
+    return () => this.#guards.delete(guard);
+  }
+
+  /** Re-reads the file now. Returns the error message when the new file is invalid or refused. */
   reload(logger?: Logger): string | null {
     try {
       const next = loadConfig({ env: this.#env, cwd: this.#cwd });
       const previous = this.#current;
+      for (const guard of this.#guards) {
+        const refused = guard(next, previous);
+        if (refused) {
+          logger?.error(`configuration change refused: ${refused}`);
+          return refused;
+        }
+      }
       this.#current = next;
       logger?.info({ configPath: next.configPath }, 'configuration reloaded');
       for (const listener of this.#listeners) listener(next, previous);

@@ -3,7 +3,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PgBossQueue } from '../jobs/index.ts';
-import { silentLogger } from '../logging/logger.ts';
+import { silentLogger } from '../logging/index.ts';
 import { openPglite } from './client.ts';
 import { migrate } from './migrate.ts';
 import { forgetPgliteTemplate, templatePath } from './pglite-template.ts';

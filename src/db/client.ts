@@ -1,14 +1,12 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { StewardError } from '../errors.ts';
 import { pgliteTemplate } from './pglite-template.ts';
-import type * as schema from './schema.ts';
 
-export type Orm = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Row = Record<string, unknown>;
 
 /** SQL access shared by both backends; a transaction hands out the same shape. */
@@ -22,11 +20,6 @@ export type Queryable = {
  */
 export type Database = Queryable & {
   readonly backend: 'pglite' | 'postgres';
-  /**
-   * Drizzle over the same connection, typed by the schema. Loaded on first use: Drizzle
-   * takes most of a second to import, and the hot paths use plain SQL.
-   */
-  orm(): Promise<Orm>;
   /** The underlying connection, for libraries that need their own (the job queue). */
   readonly connection: { kind: 'pglite'; client: PGlite } | { kind: 'postgres'; url: string };
   /** True once the `vector` extension is installed in this database. */
@@ -42,8 +35,19 @@ export type Database = Queryable & {
   withAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Like withAdvisoryLock, but runs `fn` only when the lock is free right now; null otherwise. */
   tryAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<{ value: T } | null>;
+  /**
+   * Marks the instance `id` alive until `releaseInstance(id)` or until its process dies (on a
+   * server: a session lock on a connection of its own, which Postgres drops with the process).
+   */
+  registerInstance(id: string): Promise<void>;
+  releaseInstance(id: string): Promise<void>;
+  /** Whether the instance `id` (this process or another) is alive. */
+  instanceAlive(id: string): Promise<boolean>;
   close(): Promise<void>;
 };
+
+/** PGlite's buffer pool: the operating system's page cache serves the data files anyway. */
+const PGLITE_SHARED_BUFFERS = '16MB';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -56,7 +60,7 @@ export async function openPglite(
   let dir: string | undefined;
   if (dataDir) {
     dir = path.join(dataDir, 'db');
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
   // A new cluster starts from the prebuilt template instead of running initdb (seconds faster).
   const fresh = dir === undefined || !existsSync(path.join(dir, 'PG_VERSION'));
@@ -64,9 +68,11 @@ export async function openPglite(
   const client = await PGlite.create(dir, {
     ...(template ? { loadDataDir: template } : {}),
     extensions: { vector },
+    // One connection in one process: a small buffer pool (PGlite's default is 128 MB, all of it
+    // touched at start), the rest of Postgres's memory settings at their defaults.
+    postgresqlconf: [`shared_buffers=${PGLITE_SHARED_BUFFERS}`],
     parsers: { [INT8]: (value: string) => Number(value), [NUMERIC]: (value: string) => Number(value) },
   });
-  let orm: Promise<Orm> | null = null;
   // PGlite is one connection: a JS-side queue serializes transactions and advisory sections.
   let chain: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -76,14 +82,9 @@ export async function openPglite(
   };
   const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
     (await client.query<T>(text, params as unknown[])).rows;
+  const instances = new Set<string>();
   const database: Database = {
     backend: 'pglite',
-    orm: () => {
-      orm ??= Promise.all([import('drizzle-orm/pglite'), import('./schema.ts')]).then(
-        ([{ drizzle }, tables]) => drizzle(client, { schema: tables }) as unknown as Orm,
-      );
-      return orm;
-    },
     connection: { kind: 'pglite', client },
     hasVector: false,
     query,
@@ -101,6 +102,14 @@ export async function openPglite(
     // One connection means one process: the in-process queue is the lock.
     withAdvisoryLock: (_key, fn) => fn(),
     tryAdvisoryLock: async (_key, fn) => ({ value: await fn() }),
+    // One process owns the data dir (the lock file): instances of earlier processes are gone.
+    registerInstance: async (id) => {
+      instances.add(id);
+    },
+    releaseInstance: async (id) => {
+      instances.delete(id);
+    },
+    instanceAlive: async (id) => instances.has(id),
     close: () => client.close(),
   };
   await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
@@ -111,15 +120,21 @@ export async function openPglite(
 /** Opens a PostgreSQL server through a node-postgres pool. */
 export async function openPostgres(
   url: string,
-  options: { max?: number; lockConnections?: number } = {},
+  options: { max?: number; lockConnections?: number; applicationName?: string } = {},
 ): Promise<Database> {
+  const applicationName = options.applicationName ?? 'steward';
   const types = {
     getTypeParser: (oid: number, format?: string) => {
       if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
       return pg.types.getTypeParser(oid, format as 'text');
     },
   };
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types,
+    application_name: applicationName,
+  });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on the next checkout.
   });
@@ -136,25 +151,29 @@ export async function openPostgres(
       },
     );
   }
-  let orm: Promise<Orm> | null = null;
+  // Parameterized statements are prepared once per connection (named by their text's hash):
+  // the server then skips parsing and planning on every later call.
   const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
-    (await pool.query(text, params as unknown[])).rows as T[];
+    (
+      await pool.query(
+        params.length > 0 ? { name: statementName(text), text, values: params as unknown[] } : text,
+      )
+    ).rows as T[];
   // A session advisory lock pins its connection for as long as it is held (a whole turn).
   // Locks get their own pool, so held locks can never starve the queries run under them.
   let locks: pg.Pool | null = null;
+  const instanceClients = new Map<string, pg.Client>();
   const lockPool = () => {
-    locks ??= new pg.Pool({ connectionString: url, max: options.lockConnections ?? 20 });
+    locks ??= new pg.Pool({
+      connectionString: url,
+      max: options.lockConnections ?? 20,
+      application_name: `${applicationName}-locks`,
+    });
     locks.on('error', () => {});
     return locks;
   };
   const database: Database = {
     backend: 'postgres',
-    orm: () => {
-      orm ??= Promise.all([import('drizzle-orm/node-postgres'), import('./schema.ts')]).then(
-        ([{ drizzle }, tables]) => drizzle(pool, { schema: tables }) as unknown as Orm,
-      );
-      return orm;
-    },
     connection: { kind: 'postgres', url },
     hasVector: false,
     query,
@@ -163,6 +182,7 @@ export async function openPostgres(
     },
     transaction: async (fn) => {
       const client = await pool.connect();
+      const stopListening = ignoreErrorsWhileCheckedOut(client);
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -174,24 +194,33 @@ export async function openPostgres(
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
+        stopListening();
         client.release();
       }
     },
     withAdvisoryLock: async (key, fn) => {
       const client = await lockPool().connect();
+      const stopListening = ignoreErrorsWhileCheckedOut(client);
+      let broken = false;
       try {
         await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
         try {
           return await fn();
         } finally {
-          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch((error) => {
+            // A lost connection released the lock with it; the connection is discarded.
+            broken = true;
+            throw error;
+          });
         }
       } finally {
-        client.release();
+        stopListening();
+        client.release(broken);
       }
     },
     tryAdvisoryLock: async (key, fn) => {
       const client = await lockPool().connect();
+      const stopListening = ignoreErrorsWhileCheckedOut(client);
       try {
         const rows = await client.query<{ locked: boolean }>(
           'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
@@ -204,16 +233,76 @@ export async function openPostgres(
           await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
         }
       } finally {
+        stopListening();
+        client.release();
+      }
+    },
+    registerInstance: async (id) => {
+      if (instanceClients.has(id)) return;
+      const client = new pg.Client({
+        connectionString: url,
+        application_name: `${applicationName}-instance`,
+      });
+      client.on('error', () => {
+        // The connection dropped: peers will see this instance as gone. Nothing to do here.
+      });
+      await client.connect();
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [instanceKey(id)]);
+      instanceClients.set(id, client);
+    },
+    releaseInstance: async (id) => {
+      const client = instanceClients.get(id);
+      instanceClients.delete(id);
+      await client?.end().catch(() => undefined);
+    },
+    instanceAlive: async (id) => {
+      if (instanceClients.has(id)) return true;
+      const client = await lockPool().connect();
+      try {
+        const rows = await client.query<{ free: boolean }>(
+          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS free',
+          [instanceKey(id)],
+        );
+        if (!rows.rows[0]?.free) return true;
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [instanceKey(id)]);
+        return false;
+      } finally {
         client.release();
       }
     },
     close: async () => {
+      for (const client of instanceClients.values()) await client.end().catch(() => undefined);
+      instanceClients.clear();
       await locks?.end();
       await pool.end();
     },
   };
   database.hasVector = await tryEnableVector(database);
   return database;
+}
+
+const instanceKey = (id: string) => `steward-instance:${id}`;
+
+const statementNames = new Map<string, string>();
+
+/** A stable name for a prepared statement: the same text always gets the same name. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `s_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * A checked-out client whose connection drops emits 'error'; unheard, that would end the
+ * process. The query in flight rejects anyway, which is where the failure is handled.
+ */
+function ignoreErrorsWhileCheckedOut(client: pg.PoolClient): () => void {
+  const ignore = () => {};
+  client.on('error', ignore);
+  return () => client.off('error', ignore);
 }
 
 async function tryEnableVector(database: Database): Promise<boolean> {

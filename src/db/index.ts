@@ -5,7 +5,6 @@ import { migrate } from './migrate.ts';
 
 export {
   type Database,
-  type Orm,
   openPglite,
   openPostgres,
   type Queryable,

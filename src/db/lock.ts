@@ -39,7 +39,8 @@ export type DataDirLock = {
  * taken over; a live owner raises DataDirLockedError naming it.
  */
 export function acquireDataDirLock(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  // Private to Steward's user: the database, conversations and credentials live here.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, LOCK_FILE);
   const owner = readLockOwner(dataDir);
   if (owner && owner.pid !== process.pid) throw new DataDirLockedError(dataDir, owner.pid, owner.port);

@@ -1,2 +1,10 @@
-export type { EnqueueOptions, JobContext, JobHandler, JobQueue, QueueOptions } from './job-queue.ts';
+export type {
+  EnqueueOptions,
+  JobContext,
+  JobFailure,
+  JobHandler,
+  JobQueue,
+  QueueDepth,
+  QueueOptions,
+} from './job-queue.ts';
 export { PgBossQueue } from './pg-boss-queue.ts';

@@ -13,9 +13,17 @@ export type QueueOptions = {
   expireInSeconds?: number;
   /** Jobs with the same singleton key: at most one queued and one running. */
   singletonPerKey?: boolean;
+  /** Jobs of this queue run at once in one process (default 1). */
+  concurrency?: number;
 };
 
 export type EnqueueOptions = { singletonKey?: string; startAfterSeconds?: number };
+
+/** A queue's backlog: jobs ready to run now, running, and waiting for their start time. */
+export type QueueDepth = { queue: string; ready: number; active: number; deferred: number };
+
+/** A job's handler failed. `final`: that was its last retry; the job will not run again. */
+export type JobFailure = { queue: string; jobId: string; error: string; final: boolean };
 
 /**
  * Background jobs: retries with backoff, singleton keys, delayed jobs and cron schedules in
@@ -38,5 +46,7 @@ export interface JobQueue {
    * until none is left. One-shot commands call it before exiting. Returns how many ran.
    */
   drain(names?: string[]): Promise<number>;
+  /** The backlog of every registered queue (metrics). */
+  depths(): Promise<QueueDepth[]>;
   stop(): Promise<void>;
 }

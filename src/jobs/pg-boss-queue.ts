@@ -1,8 +1,15 @@
 import { fromPglite, PgBoss } from 'pg-boss';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import type { Logger } from '../logging/logger.ts';
-import type { EnqueueOptions, JobHandler, JobQueue, QueueOptions } from './job-queue.ts';
+import type { Logger } from '../logging/index.ts';
+import type {
+  EnqueueOptions,
+  JobFailure,
+  JobHandler,
+  JobQueue,
+  QueueDepth,
+  QueueOptions,
+} from './job-queue.ts';
 
 type Registered = { handler: JobHandler<object>; options: QueueOptions };
 
@@ -14,12 +21,21 @@ export class PgBossQueue implements JobQueue {
   readonly #boss: PgBoss;
   readonly #logger: Logger;
   readonly #queues = new Map<string, Registered>();
+  /** This process's worker per queue, woken on enqueue so a local job starts without waiting a poll. */
+  readonly #workers = new Map<string, string>();
   readonly #stopping = new AbortController();
+  readonly #onFailure: ((failure: JobFailure) => void) | null;
   #started = false;
   #booted: Promise<void> | null = null;
 
-  constructor(database: Database, logger: Logger) {
+  /** `onFailure` hears of every failed run (metrics; an alert when it was the last retry). Must not throw. */
+  constructor(
+    database: Database,
+    logger: Logger,
+    options: { onFailure?: (failure: JobFailure) => void } = {},
+  ) {
     this.#logger = logger;
+    this.#onFailure = options.onFailure ?? null;
     const connection = database.connection;
     this.#boss =
       connection.kind === 'pglite'
@@ -57,7 +73,13 @@ export class PgBossQueue implements JobQueue {
         ...queueOptions,
         policy: options.singletonPerKey ? 'stately' : 'standard',
       });
-    } else {
+    } else if (
+      // A restart registers the same queues again: write only what changed.
+      existing.retryLimit !== queueOptions.retryLimit ||
+      existing.retryDelay !== queueOptions.retryDelay ||
+      existing.retryBackoff !== queueOptions.retryBackoff ||
+      existing.expireInSeconds !== queueOptions.expireInSeconds
+    ) {
       await this.#boss.updateQueue(name, queueOptions);
     }
     this.#queues.set(name, { handler: handler as JobHandler<object>, options });
@@ -70,10 +92,13 @@ export class PgBossQueue implements JobQueue {
     options: EnqueueOptions = {},
   ): Promise<string | null> {
     await this.#boot();
-    return this.#boss.send(name, data, {
+    const id = await this.#boss.send(name, data, {
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
     });
+    const worker = this.#workers.get(name);
+    if (worker && !options.startAfterSeconds) this.#boss.notifyWorker(worker);
+    return id;
   }
 
   async schedule(name: string, cron: string, data: object, timezone: string): Promise<void> {
@@ -89,11 +114,41 @@ export class PgBossQueue implements JobQueue {
 
   async #work(name: string): Promise<void> {
     const registered = this.#queues.get(name)!;
-    await this.#boss.work<object>(name, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
-      for (const job of jobs) {
-        await registered.handler(job.data, { jobId: job.id, signal: this.#stopping.signal });
-      }
-    });
+    const worker = await this.#boss.work<object>(
+      name,
+      { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: registered.options.concurrency ?? 1 },
+      async (jobs) => {
+        for (const job of jobs) {
+          try {
+            await registered.handler(job.data, { jobId: job.id, signal: this.#stopping.signal });
+          } catch (error) {
+            this.#failed(name, job.id, error, job.retryCount >= (registered.options.retryLimit ?? 3));
+            throw error;
+          }
+        }
+      },
+    );
+    this.#workers.set(name, worker);
+  }
+
+  #failed(queue: string, jobId: string, error: unknown, final: boolean): void {
+    try {
+      this.#onFailure?.({ queue, jobId, error: errorMessage(error), final });
+    } catch (failure) {
+      this.#logger.warn({ err: errorMessage(failure) }, 'job failure listener failed');
+    }
+  }
+
+  async depths(): Promise<QueueDepth[]> {
+    if (this.#queues.size === 0) return [];
+    await this.#boot();
+    const queues = await this.#boss.getQueues([...this.#queues.keys()]);
+    return queues.map((queue) => ({
+      queue: queue.name,
+      ready: queue.readyCount,
+      active: queue.activeCount,
+      deferred: queue.deferredCount,
+    }));
   }
 
   async drain(names: string[] = [...this.#queues.keys()]): Promise<number> {
@@ -110,6 +165,7 @@ export class PgBossQueue implements JobQueue {
             await registered.handler(job.data, { jobId: job.id, signal: this.#stopping.signal });
             await this.#boss.complete(name, job.id);
           } catch (error) {
+            this.#failed(name, job.id, error, job.retryCount >= (registered.options.retryLimit ?? 3));
             this.#logger.warn({ err: errorMessage(error), job: name }, 'job failed; it will be retried');
             await this.#boss.fail(name, job.id, { message: errorMessage(error) });
             return ran; // a retry waits for its backoff: leave it to the next process that starts

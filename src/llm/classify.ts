@@ -1,7 +1,8 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { APIError } from 'openai';
 import { errorMessage } from '../errors.ts';
-import { redactString } from '../logging/logger.ts';
+import { redactString } from '../logging/index.ts';
 import { LlmError } from './errors.ts';
+import { loadedOpenAiSdk } from './openai-sdk.ts';
 import type { LlmErrorClass } from './types.ts';
 
 /** Wording providers use when the prompt does not fit the model (OpenAI, Anthropic, OpenRouter, vLLM, Ollama). */
@@ -83,10 +84,12 @@ function statusOf(error: APIError): number | null {
 export function toLlmError(error: unknown, state: AttemptState): LlmError {
   const scrub = (text: string) => redactString(text, state.secrets);
   const { model } = state;
+  // SDK errors exist only once a call has loaded the SDK.
+  const sdk = loadedOpenAiSdk();
   if (state.callerAborted) {
     return new LlmError('aborted', `The call to ${model} was cancelled`, { model });
   }
-  if (state.timedOut || error instanceof APIConnectionTimeoutError) {
+  if (state.timedOut || (sdk && error instanceof sdk.APIConnectionTimeoutError)) {
     return new LlmError('timeout', `${model} did not answer within ${state.timeoutMs} ms`, { model });
   }
   if (error instanceof LlmError) {
@@ -96,17 +99,17 @@ export function toLlmError(error: unknown, state: AttemptState): LlmError {
       retryAfterSeconds: error.retryAfterSeconds,
     });
   }
-  if (error instanceof APIUserAbortError) {
+  if (sdk && error instanceof sdk.APIUserAbortError) {
     // Aborted by a signal that was neither the caller's nor our deadline: treat as a dropped connection.
     return new LlmError('provider_down', `The request to ${model} was aborted`, { model });
   }
-  if (error instanceof APIConnectionError) {
+  if (sdk && error instanceof sdk.APIConnectionError) {
     const reason = error.cause ? errorMessage(error.cause) : error.message;
     return new LlmError('provider_down', scrub(`Could not reach the LLM endpoint for ${model}: ${reason}`), {
       model,
     });
   }
-  if (error instanceof APIError) {
+  if (sdk && error instanceof sdk.APIError) {
     const status = statusOf(error);
     const message = providerMessage(error);
     const errorClass = status === null ? 'bad_response' : classifyStatus(status, message);

@@ -1,15 +1,25 @@
 import type { ResolvedConfig } from '../config/index.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../logging/index.ts';
 import { NotConfiguredClient } from './not-configured.ts';
-import { OpenAiCompatibleClient } from './openai-client.ts';
+import { type FallbackListener, OpenAiCompatibleClient } from './openai-client.ts';
 import type { LlmClient, UsageRecorder } from './types.ts';
 
 export { classifyStatus, parseRetryAfter } from './classify.ts';
 export { LlmError } from './errors.ts';
 export { NOT_CONFIGURED_MESSAGE, NotConfiguredClient } from './not-configured.ts';
-export { OpenAiCompatibleClient, type OpenAiCompatibleClientOptions } from './openai-client.ts';
+export {
+  type FallbackListener,
+  OpenAiCompatibleClient,
+  type OpenAiCompatibleClientOptions,
+} from './openai-client.ts';
 export { backoffDelayMs, type Sleep } from './retry.ts';
-export { countMessageTokens, countTokens, countToolTokens, truncateToTokens } from './tokens.ts';
+export {
+  countMessageTokens,
+  countTokens,
+  countTokensAsync,
+  countToolTokens,
+  truncateToTokens,
+} from './tokens.ts';
 export type {
   AudioPart,
   CacheControl,
@@ -32,9 +42,18 @@ export type {
   UsageRecorder,
 } from './types.ts';
 export { addUsage, costOf, createDbUsageRecorder, emptyUsage, type TokenCounts } from './usage.ts';
+export {
+  dailyUsage,
+  NO_USER,
+  spentSince,
+  type UsageDay,
+  utcDate,
+  utcDayStart,
+} from './usage-report.ts';
 
 export type CreateLlmClientOptions = {
   recorder?: UsageRecorder;
+  onFallback?: FallbackListener;
   logger?: Logger;
   fetch?: typeof fetch;
 };
@@ -60,3 +79,4 @@ export function createLlmClient(
     ...options,
   });
 }
+export { type LlmCallRow, llmCallsOfTurn, turnUsage } from './calls.ts';

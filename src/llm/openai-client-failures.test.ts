@@ -43,16 +43,6 @@ describe('failure classes', () => {
     { name: '503 → provider_down', step: { status: 503 }, errorClass: 'provider_down' },
     { name: 'malformed JSON → bad_response', step: { malformed: true }, errorClass: 'bad_response' },
     { name: 'no choices → bad_response', step: { noChoices: true }, errorClass: 'bad_response' },
-    {
-      name: 'tool-call arguments that are not JSON → bad_response',
-      step: { toolCalls: [{ name: 'run', arguments: '{"command": "tasks.list"' }] },
-      errorClass: 'bad_response',
-    },
-    {
-      name: 'tool-call arguments that are a JSON array → bad_response',
-      step: { toolCalls: [{ name: 'run', arguments: '["tasks.list"]' }] },
-      errorClass: 'bad_response',
-    },
   ];
 
   for (const { name, step, errorClass } of cases) {
@@ -71,11 +61,23 @@ describe('failure classes', () => {
     expect(error.errorClass).toBe('bad_response');
   });
 
-  it('classifies a stream with invalid tool-call JSON as bad_response', async () => {
-    fake.enqueue({ toolCalls: [{ name: 'run', arguments: 'command=tasks.list' }] });
-    const error = await failure(noFallbacks().chat({ ...hello, onDelta: () => {} }));
-    expect(error.errorClass).toBe('bad_response');
-    expect(error.message).toContain('run');
+  it('returns invalid tool-call JSON on the call, repaired or with the reason, never as a failure', async () => {
+    fake.enqueue(
+      { toolCalls: [{ name: 'run', arguments: '{"command": "tasks.list"' }] },
+      { toolCalls: [{ name: 'run', arguments: '["tasks.list"]' }] },
+      { toolCalls: [{ name: 'run', arguments: 'command=tasks.list' }] },
+    );
+    const repaired = await noFallbacks().chat(hello);
+    expect(repaired.toolCalls[0]).toMatchObject({
+      arguments: { command: 'tasks.list' },
+      rawArguments: '{"command":"tasks.list"}',
+    });
+    expect(repaired.toolCalls[0]!.argumentsNote).toContain('repaired');
+    const array = await noFallbacks().chat(hello);
+    expect(array.toolCalls[0]!.argumentsError).toContain('must be a JSON object');
+    const streamed = await noFallbacks().chat({ ...hello, onDelta: () => {} });
+    expect(streamed.toolCalls[0]!.argumentsError ?? streamed.toolCalls[0]!.argumentsNote).toContain('run');
+    expect(streamed.toolCalls[0]!.rawArguments).not.toBe('command=tasks.list');
   });
 
   it('reads the status and Retry-After of a 429', async () => {
@@ -193,9 +195,19 @@ describe('retries and fallbacks', () => {
 
   it('moves to the fallback model once retries are exhausted', async () => {
     fake.enqueue({ status: 500 }, { status: 503 }, { text: 'from the fallback' });
-    const response = await fakeLlmClient(fake, { maxRetries: 1 }).chat(hello);
+    const fallbacks: unknown[] = [];
+    const client = fakeLlmClient(fake, { maxRetries: 1, onFallback: (event) => fallbacks.push(event) });
+    const response = await client.chat(hello);
     expect(response.text).toBe('from the fallback');
     expect(response.model).toBe(FAKE_MODELS.fallback);
+    expect(fallbacks).toEqual([
+      {
+        role: 'orchestrator',
+        from: FAKE_MODELS.primary,
+        to: FAKE_MODELS.fallback,
+        errorClass: 'provider_down',
+      },
+    ]);
     expect(fake.chatRequests.map((request) => request.body.model)).toEqual([
       FAKE_MODELS.primary,
       FAKE_MODELS.primary,

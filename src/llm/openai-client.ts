@@ -1,13 +1,14 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources';
 import { modelFor, type Role, type Roster } from '../config/index.ts';
 import { errorMessage } from '../errors.ts';
-import { type Logger, silentLogger } from '../logging/logger.ts';
+import { type Logger, silentLogger } from '../logging/index.ts';
 import { toLlmError } from './classify.ts';
 import { LlmError } from './errors.ts';
+import { loadOpenAiSdk } from './openai-sdk.ts';
 import { abortableSleep, backoffDelayMs, type Sleep } from './retry.ts';
 import type {
   CallContext,
@@ -38,6 +39,8 @@ export type OpenAiCompatibleClientOptions = {
   /** Sent as OpenRouter's X-Title attribution header (HTTP-Referer is derived from it). */
   appName: string;
   recorder?: UsageRecorder;
+  /** Told when a role moves on to a fallback model after its model failed. Must not throw. */
+  onFallback?: FallbackListener;
   fetch?: typeof fetch;
   sleep?: Sleep;
   /** Uniform in [0, 1); drives the backoff jitter. */
@@ -45,6 +48,8 @@ export type OpenAiCompatibleClientOptions = {
   now?: () => number;
   logger?: Logger;
 };
+
+export type FallbackListener = (event: { role: Role; from: string; to: string; errorClass: string }) => void;
 
 type Attempt<T> = (model: string, signal: AbortSignal, touch: () => void) => Promise<T>;
 type AttemptResult = { tokens: TokenCounts };
@@ -76,13 +81,15 @@ function missingModel(role: Role): LlmError {
  * attempt; always throws LlmError, whose message never contains the API key.
  */
 export class OpenAiCompatibleClient implements LlmClient {
-  readonly #sdk: OpenAI;
+  #sdk: OpenAI | null = null;
+  readonly #sdkOptions: ConstructorParameters<typeof OpenAI>[0];
   readonly #roster: Roster;
   readonly #roles: Roster['roles'];
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
   readonly #secrets: string[];
   readonly #recorder: UsageRecorder | null;
+  readonly #onFallback: FallbackListener | null;
   readonly #sleep: Sleep;
   readonly #random: () => number;
   readonly #now: () => number;
@@ -95,11 +102,12 @@ export class OpenAiCompatibleClient implements LlmClient {
     this.#maxRetries = Math.max(0, Math.floor(options.maxRetries));
     this.#secrets = options.apiKey ? [options.apiKey] : [];
     this.#recorder = options.recorder ?? null;
+    this.#onFallback = options.onFallback ?? null;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? silentLogger();
-    this.#sdk = new OpenAI({
+    this.#sdkOptions = {
       // The SDK insists on a key; local servers ignore the header.
       apiKey: options.apiKey || 'none',
       baseURL: options.baseUrl,
@@ -114,7 +122,16 @@ export class OpenAiCompatibleClient implements LlmClient {
         'X-Title': asciiHeader(options.appName),
       },
       ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    };
+  }
+
+  /** The SDK client, created on the first call (the SDK itself is loaded then). */
+  async #client(): Promise<OpenAI> {
+    if (!this.#sdk) {
+      const { default: OpenAiSdk } = await loadOpenAiSdk();
+      this.#sdk ??= new OpenAiSdk(this.#sdkOptions);
+    }
+    return this.#sdk;
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
@@ -134,12 +151,13 @@ export class OpenAiCompatibleClient implements LlmClient {
       async (model, signal, touch): Promise<ParsedCompletion> => {
         const body = toWireBody(request, model);
         const options = { signal, maxRetries: 0, timeout: this.#timeoutMs };
+        const sdk = await this.#client();
         if (!body.stream) {
           const params = body as unknown as ChatCompletionCreateParamsNonStreaming;
-          return parseCompletion(await this.#sdk.chat.completions.create(params, options), model);
+          return parseCompletion(await sdk.chat.completions.create(params, options), model);
         }
         const params = body as unknown as ChatCompletionCreateParamsStreaming;
-        const stream = await this.#sdk.chat.completions.create(params, options);
+        const stream = await sdk.chat.completions.create(params, options);
         const accumulator = new StreamAccumulator(model, safeDelta);
         for await (const chunk of stream) {
           // Chunks already buffered when the caller aborted are not delivered.
@@ -170,7 +188,8 @@ export class OpenAiCompatibleClient implements LlmClient {
       request.signal,
       request.context,
       async (model, signal) => {
-        const response = await this.#sdk.embeddings.create(
+        const sdk = await this.#client();
+        const response = await sdk.embeddings.create(
           { model, input: request.texts, encoding_format: 'float' },
           { signal, maxRetries: 0, timeout: this.#timeoutMs },
         );
@@ -225,6 +244,11 @@ export class OpenAiCompatibleClient implements LlmClient {
           { role, failed: model, next: models[index], errorClass: lastError.errorClass },
           'LLM model failed; trying fallback',
         );
+        try {
+          this.#onFallback?.({ role, from: model, to: models[index]!, errorClass: lastError.errorClass });
+        } catch (error) {
+          this.#logger.warn({ err: errorMessage(error) }, 'fallback listener failed');
+        }
       }
     }
     throw lastError ?? missingModel(role);

@@ -1,5 +1,4 @@
-import { Tiktoken } from 'js-tiktoken/lite';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { decodeTokens, encodeTokens } from './bpe.ts';
 import type { ChatMessage, ContentPart, ToolDefinition } from './types.ts';
 
 /*
@@ -7,23 +6,42 @@ import type { ChatMessage, ContentPart, ToolDefinition } from './types.ts';
  * Llama…) they are an estimate, usually within 10–20 % — good enough for budgets, not billing.
  */
 
-let encoder: Tiktoken | null = null;
-
-/** Building the encoder parses ~200k ranks; do it once, on first use. */
-function getEncoder(): Tiktoken {
-  encoder ??= new Tiktoken(o200kBase);
-  return encoder;
-}
-
-/** Special-token text such as `<|endoftext|>` is counted as ordinary text, never rejected. */
-function encode(text: string): number[] {
-  return getEncoder().encode(text, [], []);
-}
-
-/** Tokens in `text` (o200k_base; an estimate for non-OpenAI models). */
+/** Tokens in `text` (o200k_base; an estimate for non-OpenAI models). Special-token text counts as text. */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return encode(text).length;
+  let total = 0;
+  for (const tokens of encodeTokens(text)) total += tokens.length;
+  return total;
+}
+
+/** Slices of at most SLICE characters, cut after whitespace where there is some. */
+const SLICE = 2_000;
+
+function* slices(text: string): Generator<string> {
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + SLICE);
+    if (end < text.length) {
+      const space = Math.max(text.lastIndexOf(' ', end), text.lastIndexOf('\n', end));
+      if (space > start + SLICE / 2) end = space + 1;
+    }
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/**
+ * Like countTokens, but yields to the event loop between slices of a long text, so a huge
+ * message never holds the process for more than a few milliseconds at a time.
+ */
+export async function countTokensAsync(text: string): Promise<number> {
+  if (text.length <= SLICE) return countTokens(text);
+  let total = 0;
+  for (const slice of slices(text)) {
+    total += countTokens(slice);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return total;
 }
 
 /** OpenAI's chat format adds a few tokens per message (role, separators) and primes the reply. */
@@ -89,9 +107,13 @@ export function countToolTokens(tools: readonly ToolDefinition[]): number {
 /** `text` cut to at most `maxTokens` tokens (whole tokens; a split character is dropped). */
 export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return '';
-  const tokens = encode(text);
-  if (tokens.length <= maxTokens) return text;
-  return getEncoder()
-    .decode(tokens.slice(0, maxTokens))
-    .replace(/\uFFFD+$/, '');
+  const kept: number[] = [];
+  for (const tokens of encodeTokens(text)) {
+    if (kept.length + tokens.length > maxTokens) {
+      kept.push(...tokens.slice(0, maxTokens - kept.length));
+      return decodeTokens(kept).replace(/\uFFFD+$/, '');
+    }
+    kept.push(...tokens);
+  }
+  return text;
 }

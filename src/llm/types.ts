@@ -11,13 +11,29 @@ export type AudioPart = {
 export type ContentPart = TextPart | AudioPart;
 
 /** A tool call as the model wrote it; `arguments` is the parsed JSON object. */
-export type ToolCall = { id: string; name: string; arguments: Record<string, unknown>; rawArguments: string };
+export type ToolCall = {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** The arguments as sent back to the provider in the history: always valid JSON. */
+  rawArguments: string;
+  /** The model's JSON was invalid and was repaired: tell the model, with its result. */
+  argumentsNote?: string;
+  /** The model's JSON was invalid beyond repair: this is the call's result; do not run it. */
+  argumentsError?: string;
+};
 
 export type ChatMessage =
   | { role: 'system'; content: string | TextPart[] }
   | { role: 'user'; content: string | ContentPart[] }
   | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; content: string };
+  | {
+      role: 'tool';
+      toolCallId: string;
+      content: string;
+      /** A cache breakpoint on this result (sent as one text part carrying cache_control). */
+      cacheControl?: CacheControl;
+    };
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import type { ModelSpec } from '../config/index.ts';
 import type { Queryable } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import { type Logger, silentLogger } from '../logging/logger.ts';
+import { type Logger, silentLogger } from '../logging/index.ts';
 import type { LlmCallRecord, Usage, UsageRecorder } from './types.ts';
 
 export type TokenCounts = Pick<

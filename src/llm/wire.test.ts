@@ -56,7 +56,7 @@ describe('parseCompletion', () => {
       }),
       'm',
     );
-    expect(parsed.toolCalls).toEqual([{ id: 'c', name: 'get_skill', arguments: {}, rawArguments: '' }]);
+    expect(parsed.toolCalls).toEqual([{ id: 'c', name: 'get_skill', arguments: {}, rawArguments: '{}' }]);
   });
 
   it('joins text content parts and maps unknown finish reasons to other', () => {

@@ -1,3 +1,4 @@
+import { jsonrepair } from 'jsonrepair';
 import { classifyStatus } from './classify.ts';
 import { LlmError } from './errors.ts';
 import type {
@@ -24,7 +25,7 @@ export type WireMessage =
   | { role: 'system'; content: string | TextPart[] }
   | { role: 'user'; content: string | ContentPart[] }
   | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[] }
-  | { role: 'tool'; tool_call_id: string; content: string };
+  | { role: 'tool'; tool_call_id: string; content: string | TextPart[] };
 
 export type WireTool = {
   type: 'function';
@@ -87,7 +88,13 @@ export function toWireMessage(message: ChatMessage): WireMessage {
       return wire;
     }
     case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+      return {
+        role: 'tool',
+        tool_call_id: message.toolCallId,
+        content: message.cacheControl
+          ? [{ type: 'text', text: message.content, cache_control: copyCacheControl(message.cacheControl) }]
+          : message.content,
+      };
   }
 }
 
@@ -171,22 +178,46 @@ function toFinishReason(value: unknown): FinishReason {
   }
 }
 
-/** Parses tool-call arguments; an empty string means "no arguments". */
-export function parseToolArguments(raw: string, toolName: string, model: string): Record<string, unknown> {
-  if (raw.trim() === '') return {};
+/**
+ * Parses tool-call arguments; an empty string means "no arguments". Invalid JSON from the
+ * model is not a failed call: it is repaired when jsonrepair can (the call then says so), and
+ * otherwise the call carries `argumentsError`, which the agent loop returns to the model as
+ * the tool's result so it can fix its call. `rawArguments` is always valid JSON (it goes back
+ * to the provider in the history).
+ */
+export function parseToolArguments(
+  raw: string,
+  toolName: string,
+): Pick<ToolCall, 'arguments' | 'rawArguments' | 'argumentsNote' | 'argumentsError'> {
+  if (raw.trim() === '') return { arguments: {}, rawArguments: '{}' };
   let parsed: unknown;
+  let note: string | undefined;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw badResponse(
-      `The model called tool "${toolName}" with arguments that are not valid JSON: ${raw.slice(0, 200)}`,
-      model,
-    );
+    try {
+      parsed = JSON.parse(jsonrepair(raw));
+      note = `Your arguments for ${toolName} were not valid JSON; they were repaired to ${JSON.stringify(parsed)}. Send valid JSON next time.`;
+    } catch {
+      return {
+        arguments: {},
+        rawArguments: '{}',
+        argumentsError: `Error: the arguments of your ${toolName} call are not valid JSON and could not be repaired: ${raw.slice(0, 200)}. Call ${toolName} again with a JSON object.`,
+      };
+    }
   }
   if (!isRecord(parsed)) {
-    throw badResponse(`The model called tool "${toolName}" with arguments that are not a JSON object`, model);
+    return {
+      arguments: {},
+      rawArguments: '{}',
+      argumentsError: `Error: the arguments of your ${toolName} call must be a JSON object like {"name": value}, not ${raw.slice(0, 100)}.`,
+    };
   }
-  return parsed;
+  return {
+    arguments: parsed,
+    rawArguments: note ? JSON.stringify(parsed) : raw,
+    ...(note ? { argumentsNote: note } : {}),
+  };
 }
 
 function textOf(content: unknown): string {
@@ -207,7 +238,7 @@ function parseToolCalls(value: unknown, model: string): ToolCall[] {
     const rawArguments = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
     const id =
       isRecord(entry) && typeof entry.id === 'string' && entry.id !== '' ? entry.id : `call_${index}`;
-    return { id, name: fn.name, rawArguments, arguments: parseToolArguments(rawArguments, fn.name, model) };
+    return { id, name: fn.name, ...parseToolArguments(rawArguments, fn.name) };
   });
 }
 
@@ -305,8 +336,7 @@ export class StreamAccumulator {
         return {
           id: call.id || `call_${index}`,
           name: call.name,
-          rawArguments: call.arguments,
-          arguments: parseToolArguments(call.arguments, call.name, this.#model),
+          ...parseToolArguments(call.arguments, call.name),
         };
       });
     return {

@@ -1,8 +1,8 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { JobQueue } from '../jobs/index.ts';
-import type { LlmClient } from '../llm/types.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { LlmClient } from '../llm/index.ts';
+import type { Logger } from '../logging/index.ts';
 import { systemTimezone } from '../users/index.ts';
 import { compactConversation } from './compaction.ts';
 import { decayAndArchive, embedPendingMemories, recordEntities, saveMemory } from './store/index.ts';
@@ -40,6 +40,7 @@ export async function registerMemoryJobs(deps: MemoryJobDeps): Promise<void> {
           llm,
           logger,
           budgetTokens: () => deps.config().memory.summary_budget_tokens,
+          historyBudgetTokens: () => deps.config().memory.history_budget_tokens,
           saveMemory: async ({ userId, conversationId, memory }) => {
             const saved = await saveMemory(database, userId, {
               content: memory.content,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/index.ts';
-import type { ToolCall } from '../llm/types.ts';
+import type { ToolCall } from '../llm/index.ts';
 
 export type Conversation = {
   id: string;
@@ -9,6 +9,8 @@ export type Conversation = {
   mode: string | null;
   summary: string;
   summaryVersion: number;
+  /** The last message the summary covers; history starts after it. */
+  summaryThroughMessageId: number;
 };
 
 export type StoredMessage = {
@@ -19,6 +21,8 @@ export type StoredMessage = {
   toolCalls: ToolCall[] | null;
   toolCallId: string | null;
   tokenCount: number;
+  /** User messages: the per-turn context (time, memories) they were sent with. */
+  context: string | null;
   createdAt: Date;
 };
 
@@ -29,6 +33,7 @@ type ConversationRow = {
   mode: string | null;
   summary: string;
   summary_version: number;
+  summary_through_message_id: number;
 };
 
 const toConversation = (row: ConversationRow): Conversation => ({
@@ -38,9 +43,11 @@ const toConversation = (row: ConversationRow): Conversation => ({
   mode: row.mode,
   summary: row.summary,
   summaryVersion: row.summary_version,
+  summaryThroughMessageId: row.summary_through_message_id,
 });
 
-const CONVERSATION_COLUMNS = 'id, user_id, channel, mode, summary, summary_version';
+const CONVERSATION_COLUMNS =
+  'id, user_id, channel, mode, summary, summary_version, summary_through_message_id';
 
 /** The conversation, only when it belongs to `userId` (DESIGN invariant 9). */
 export async function getConversation(
@@ -124,7 +131,11 @@ export async function appendMessage(
       message.channelMessageId ?? null,
     ],
   );
-  await db.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [message.conversationId]);
+  // A turn's own messages follow its user message, which already marked the conversation
+  // active; anything else (a delivered note) does it here.
+  if (!message.turnId || message.role === 'user') {
+    await db.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [message.conversationId]);
+  }
   if (rows[0]) return { id: rows[0].id, duplicate: false };
   const existing = await db.query<{ id: number }>(
     'SELECT id FROM messages WHERE channel = $1 AND channel_message_id = $2',
@@ -145,29 +156,57 @@ type MessageRow = {
   tool_calls: ToolCall[] | null;
   tool_call_id: string | null;
   token_count: number;
+  context: string | null;
   created_at: Date;
 };
 
-/** The newest `limit` messages of a conversation, oldest first. */
+const toStoredMessage = (row: MessageRow): StoredMessage => ({
+  id: row.id,
+  turnId: row.turn_id,
+  role: row.role,
+  content: row.content,
+  toolCalls: row.tool_calls,
+  toolCallId: row.tool_call_id,
+  tokenCount: row.token_count,
+  context: row.context,
+  createdAt: new Date(row.created_at),
+});
+
+/** Records the per-turn context a user message was sent with; its tokens count toward history. */
+export async function setMessageContext(
+  db: Queryable,
+  messageId: number,
+  context: string,
+  tokens: number,
+): Promise<void> {
+  await db.query('UPDATE messages SET context = $2, token_count = token_count + $3 WHERE id = $1', [
+    messageId,
+    context,
+    tokens,
+  ]);
+}
+
+/** Every message a turn stored, in order. */
+export async function messagesOfTurn(db: Queryable, turnId: string): Promise<StoredMessage[]> {
+  const rows = await db.query<MessageRow>(
+    `SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
+     FROM messages WHERE turn_id = $1 ORDER BY id`,
+    [turnId],
+  );
+  return rows.map(toStoredMessage);
+}
+
+/** The newest `limit` messages of a conversation (after `afterId`, before `beforeId`), oldest first. */
 export async function recentMessages(
   db: Queryable,
   conversationId: string,
-  options: { limit?: number; beforeId?: number } = {},
+  options: { limit?: number; beforeId?: number; afterId?: number } = {},
 ): Promise<StoredMessage[]> {
   const rows = await db.query<MessageRow>(
-    `SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, created_at
-     FROM messages WHERE conversation_id = $1 AND ($2::bigint IS NULL OR id < $2)
+    `SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
+     FROM messages WHERE conversation_id = $1 AND ($2::bigint IS NULL OR id < $2) AND id > $4
      ORDER BY id DESC LIMIT $3`,
-    [conversationId, options.beforeId ?? null, options.limit ?? 200],
+    [conversationId, options.beforeId ?? null, options.limit ?? 200, options.afterId ?? 0],
   );
-  return rows.reverse().map((row) => ({
-    id: row.id,
-    turnId: row.turn_id,
-    role: row.role,
-    content: row.content,
-    toolCalls: row.tool_calls,
-    toolCallId: row.tool_call_id,
-    tokenCount: row.token_count,
-    createdAt: new Date(row.created_at),
-  }));
+  return rows.reverse().map(toStoredMessage);
 }

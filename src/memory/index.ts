@@ -1,15 +1,19 @@
+export { COMPACTION_JOB, EMBED_JOB, enqueueCompaction, registerMemoryJobs } from './background.ts';
 export {
   appendMessage,
   type Conversation,
   createConversation,
   getConversation,
   latestConversation,
+  messagesOfTurn,
   type NewMessage,
   recentMessages,
   type StoredMessage,
   setConversationMode,
+  setMessageContext,
   setMessageTurn,
 } from './conversations.ts';
+export { latestUserConversation } from './latest-user-conversation.ts';
 export {
   type DecayOptions,
   type DecayResult,
@@ -50,3 +54,20 @@ export {
   searchMemories,
   storeEmbedding,
 } from './store/index.ts';
+export {
+  allOpenTurns,
+  claimTurn,
+  finishTurn,
+  getTurn,
+  interruptTurn,
+  latestStartedTurn,
+  type NewTurn,
+  openTurns,
+  queueTurn,
+  requeueTurn,
+  setTurnState,
+  type TurnEnd,
+  type TurnRecord,
+  type TurnState,
+  turnOfChannelMessage,
+} from './turns.ts';

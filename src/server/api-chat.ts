@@ -1,15 +1,16 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { TurnEvent } from '../agents/events.ts';
-import type { TurnEngine } from '../agents/turn-engine.ts';
+import { type TurnEngine, type TurnEvent, type TurnOutcome, turnTrace } from '../agents/index.ts';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
 import { userIdProblem } from '../users/index.ts';
+import { type AuthEnv, actingUser, mayRead } from './auth.ts';
+import { badRequest, textProblem } from './input.ts';
 
 const chatBody = z
   .object({
-    user: z.string().default('local'),
+    user: z.string().optional(),
     text: z.string().min(1, 'text is required'),
     conversation: z.string().optional(),
     new: z.boolean().optional(),
@@ -22,28 +23,30 @@ const chatBody = z
   .strict();
 
 /**
- * `POST /api/chat {user, text, conversation?}` → `{reply, conversationId, turnId, usage}`;
- * with `Accept: text/event-stream` the turn's events stream as they happen.
- * `GET /api/turns/:id` → the turn's trace.
+ * `POST /api/chat {text, user?, conversation?}` → `{reply, conversationId, turnId, status, usage}`;
+ * with `Accept: text/event-stream` the turn's events stream as they happen (closing the stream
+ * cancels the turn). `GET /api/turns/:id` → the turn's trace, for its own user or the owner.
  */
-export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Hono {
-  const app = new Hono();
+export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   app.post('/chat', async (c) => {
     const parsed = chatBody.safeParse(await c.req.json().catch(() => null));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return c.json(
-        {
-          error: 'bad_request',
-          message: `${issue?.path.join('.') || 'body'}: ${issue?.message}. Send JSON {"text": "...", "user": "local", "conversation": "<id>"}.`,
-        },
-        400,
+      return badRequest(
+        c,
+        `${issue?.path.join('.') || 'body'}: ${issue?.message}. Send JSON {"text": "...", "user": "local", "conversation": "<id>"}.`,
       );
     }
-    const problem = userIdProblem(parsed.data.user);
-    if (problem) return c.json({ error: 'bad_request', message: problem }, 400);
+    const acting = actingUser(c, parsed.data.user);
+    if ('response' in acting) return acting.response;
+    const problem =
+      userIdProblem(acting.userId) ??
+      textProblem('text', parsed.data.text) ??
+      (parsed.data.conversation ? textProblem('conversation', parsed.data.conversation) : null);
+    if (problem) return badRequest(c, problem);
     const input = {
-      userId: parsed.data.user,
+      userId: acting.userId,
       text: parsed.data.text,
       channel: parsed.data.channel,
       conversationId: parsed.data.conversation,
@@ -58,6 +61,7 @@ export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Ho
         const turn = deps.engine
           .handle({
             ...input,
+            signal: c.req.raw.signal,
             emit: (event) => {
               queue.push(event);
               wake?.();
@@ -82,9 +86,12 @@ export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Ho
           const outcome = await turn;
           await stream.writeSSE({ event: 'done', data: JSON.stringify(publicOutcome(outcome)) });
         } catch (error) {
+          const refused = refusal(error);
           await stream.writeSSE({
             event: 'error',
-            data: JSON.stringify({ message: (error as Error).message }),
+            data: JSON.stringify(
+              refused ? refused.body : { error: 'internal', message: 'The turn failed; see the server log.' },
+            ),
           });
         }
       });
@@ -92,22 +99,38 @@ export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Ho
     try {
       return c.json(publicOutcome(await deps.engine.handle(input)));
     } catch (error) {
-      if (error instanceof StewardError && error.code === 'conversation_not_found') {
-        return c.json({ error: 'not_found', message: error.message }, 404);
-      }
+      const refused = refusal(error);
+      if (refused) return c.json(refused.body, refused.status);
       throw error;
     }
   });
 
   app.get('/turns/:id', async (c) => {
     const trace = await turnTrace(deps.database, c.req.param('id'));
-    if (!trace) return c.json({ error: 'not_found', message: `No turn ${c.req.param('id')}.` }, 404);
+    // Someone else's turn is as absent as a missing one.
+    if (!trace || !mayRead(c, trace.turn.userId)) {
+      return c.json({ error: 'not_found', message: `No turn ${c.req.param('id')}.` }, 404);
+    }
     return c.json(trace);
   });
   return app;
 }
 
-function publicOutcome(outcome: Awaited<ReturnType<TurnEngine['handle']>>) {
+/** What the engine refused (bad input, unknown conversation, shutting down), as an HTTP answer. */
+function refusal(
+  error: unknown,
+): { status: 400 | 404 | 503; body: { error: string; message: string } } | null {
+  if (!(error instanceof StewardError)) return null;
+  if (error.code === 'conversation_not_found')
+    return { status: 404, body: { error: 'not_found', message: error.message } };
+  if (error.code === 'invalid_message')
+    return { status: 400, body: { error: 'bad_request', message: error.message } };
+  if (error.code === 'shutting_down')
+    return { status: 503, body: { error: 'unavailable', message: error.message } };
+  return null;
+}
+
+function publicOutcome(outcome: TurnOutcome) {
   return {
     reply: outcome.reply,
     conversationId: outcome.conversationId,
@@ -115,82 +138,5 @@ function publicOutcome(outcome: Awaited<ReturnType<TurnEngine['handle']>>) {
     status: outcome.status,
     usage: outcome.usage,
     ...(outcome.duplicate ? { duplicate: true } : {}),
-  };
-}
-
-type ExecutionRow = {
-  id: string;
-  parent_id: string | null;
-  kind: 'agent' | 'skill';
-  agent_id: string | null;
-  mission: string | null;
-  skill: string | null;
-  command: string | null;
-  depends_on: string[] | null;
-  status: string;
-  result: string | null;
-  error: string | null;
-  usage: unknown;
-  started_at: Date;
-  finished_at: Date | null;
-  duration_ms: number | null;
-};
-
-/** Everything that happened in a turn: orchestrator calls, agents with dependencies, skill calls, usage. */
-export async function turnTrace(database: Database, turnId: string) {
-  const turns = await database.query('SELECT * FROM turns WHERE id = $1', [turnId]);
-  const turn = turns[0];
-  if (!turn) return null;
-  const calls = await database.query(
-    `SELECT role, model, prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens, cost, latency_ms, error_class, error, execution_id, created_at
-     FROM llm_calls WHERE turn_id = $1 ORDER BY id`,
-    [turnId],
-  );
-  const executions = await database.query<ExecutionRow>(
-    `SELECT id, parent_id, kind, agent_id, mission, skill, command, depends_on, status, result, error, usage, started_at, finished_at, duration_ms
-     FROM skill_executions WHERE turn_id = $1 ORDER BY started_at`,
-    [turnId],
-  );
-  const skillCall = (row: ExecutionRow) => ({
-    id: row.id,
-    skill: row.skill,
-    command: row.command,
-    status: row.status,
-    result: row.result,
-    error: row.error,
-    startedAt: row.started_at,
-    durationMs: row.duration_ms,
-  });
-  const agents = executions
-    .filter((row) => row.kind === 'agent')
-    .map((row) => ({
-      id: row.id,
-      agentId: row.agent_id,
-      mission: row.mission,
-      dependsOn: row.depends_on ?? [],
-      status: row.status,
-      result: row.result,
-      error: row.error,
-      usage: row.usage,
-      startedAt: row.started_at,
-      finishedAt: row.finished_at,
-      durationMs: row.duration_ms,
-      skillCalls: executions.filter((child) => child.parent_id === row.id).map(skillCall),
-    }));
-  return {
-    turn,
-    orchestratorCalls: calls.filter((call) => call.role === 'orchestrator'),
-    llmCalls: calls,
-    agents,
-    directSkillCalls: executions
-      .filter((row) => row.kind === 'skill' && row.parent_id === null)
-      .map(skillCall),
-    usage: {
-      promptTokens: turn.prompt_tokens,
-      cachedTokens: turn.cached_tokens,
-      cacheWriteTokens: turn.cache_write_tokens,
-      completionTokens: turn.completion_tokens,
-      cost: turn.cost,
-    },
   };
 }

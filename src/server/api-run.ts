@@ -1,24 +1,29 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Runtime } from '../runtime.ts';
+import type { Database } from '../db/index.ts';
+import type { SkillExecutor } from '../skills/index.ts';
 import { ensureUser, userIdProblem } from '../users/index.ts';
+import { type AuthEnv, actingUser } from './auth.ts';
+import { badRequest, textProblem } from './input.ts';
 
-const runBody = z.object({
-  command: z.string().min(1, 'command is required'),
-  user: z.string().default('local'),
-});
+const runBody = z
+  .object({
+    command: z.string().min(1, 'command is required'),
+    user: z.string().optional(),
+  })
+  .strict();
 
 /** `POST /api/run {command, user?}` → `{status, content, metadata}`: one command, no LLM. */
-export function runRoutes(runtime: Pick<Runtime, 'database' | 'executor'>): Hono {
-  const app = new Hono();
+export function runRoutes(runtime: { database: Database; executor: SkillExecutor }): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   app.post('/run', async (c) => {
     const parsed = runBody.safeParse(await c.req.json().catch(() => null));
-    if (!parsed.success) {
-      return c.json({ error: 'bad_request', message: 'Send JSON {"command": "...", "user": "local"}.' }, 400);
-    }
-    const problem = userIdProblem(parsed.data.user);
-    if (problem) return c.json({ error: 'bad_request', message: problem }, 400);
-    const user = await ensureUser(runtime.database, parsed.data.user);
+    if (!parsed.success) return badRequest(c, 'Send JSON {"command": "...", "user": "local"}.');
+    const acting = actingUser(c, parsed.data.user);
+    if ('response' in acting) return acting.response;
+    const problem = userIdProblem(acting.userId) ?? textProblem('command', parsed.data.command);
+    if (problem) return badRequest(c, problem);
+    const user = await ensureUser(runtime.database, acting.userId);
     const outcome = await runtime.executor.execute({
       command: parsed.data.command,
       caller: { kind: 'cli' },

@@ -4,7 +4,12 @@ import type { Hono } from 'hono';
 import { ConfigError } from '../errors.ts';
 import { isLoopbackHost } from './auth.ts';
 
-export type RunningServer = { port: number; host: string; close(): Promise<void> };
+export type RunningServer = {
+  port: number;
+  host: string;
+  /** Stops listening and lets open requests finish for up to `graceMs` before cutting them. */
+  close(graceMs?: number): Promise<void>;
+};
 
 /** Listens on host:port. Refuses a non-loopback address unless an API token protects /api. */
 export function assertSafeBinding(host: string, apiToken: string | undefined): void {
@@ -28,10 +33,19 @@ export async function listen(
         resolve({
           port: info.port,
           host: options.host,
-          close: () =>
+          close: (graceMs = 0) =>
             new Promise<void>((done) => {
-              server.close(() => done());
-              (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+              const http = server as {
+                closeAllConnections?: () => void;
+                closeIdleConnections?: () => void;
+              };
+              const force = setTimeout(() => http.closeAllConnections?.(), graceMs);
+              server.close(() => {
+                clearTimeout(force);
+                done();
+              });
+              http.closeIdleConnections?.();
+              if (graceMs === 0) http.closeAllConnections?.();
             }),
         });
       },

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { Database } from '../db/index.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { FilesService } from '../files/index.ts';
+import type { Integrations } from '../integrations/index.ts';
+import type { Logger } from '../logging/index.ts';
 
 /** What every skill call returns. Expected failures are `status: 'error'` with a fix in `content`. */
 export type SkillResult = {
@@ -11,7 +13,8 @@ export type SkillResult = {
   metadata?: Record<string, unknown>;
 };
 
-export type SkillSource = 'builtin' | 'user';
+/** Where a skill comes from: a built-in or user skill file, or a tool of an MCP server. */
+export type SkillSource = 'builtin' | 'user' | 'mcp';
 
 /** One skill file, `skills/<domain>/<action>.md`, after validation. */
 export type SkillDefinition = {
@@ -48,6 +51,8 @@ export type DomainIndex = {
   source: SkillSource;
   path: string | null;
   generated: boolean;
+  /** Set when the domain cannot be used now (an MCP server that failed): why. */
+  unavailable?: string;
 };
 
 export type Diagnostic = { path: string; severity: 'error' | 'warning'; message: string };
@@ -60,6 +65,22 @@ export type SkillSnapshot = {
   readonly diagnostics: readonly Diagnostic[];
 };
 
+/** Skills and domains contributed by something other than skill files. */
+export type ProvidedSkills = {
+  skills: readonly SkillDefinition[];
+  domains: readonly DomainIndex[];
+  diagnostics?: readonly Diagnostic[];
+};
+
+/**
+ * A source of skills besides the skill roots (MCP servers). The registry merges what every
+ * provider returns into each snapshot; a provider calls `SkillRegistry.refresh()` when its
+ * skills change. `provide` must be cheap and must not throw.
+ */
+export interface SkillProvider {
+  provide(): ProvidedSkills;
+}
+
 /** Services a handler may use. Later capabilities add optional members. */
 export type SkillServices = {
   database: Database;
@@ -68,6 +89,18 @@ export type SkillServices = {
    * configured; may reject when the model fails, and callers then search without vectors.
    */
   embedder?: (text: string, signal?: AbortSignal) => Promise<{ vector: number[]; model: string } | null>;
+  /** Email, calendar and CRM providers per user (the email, calendar and crm skills). */
+  integrations?: Integrations;
+  /** Each user's files, the content index and Drive sync (files.* skills). */
+  files?: FilesService;
+  /**
+   * Fetches a URL the model supplied through the SSRF guard: no loopback, private or link-local
+   * target unless `security.ssrf_allow` opens it. Rejects with a message saying why.
+   */
+  fetchUrl?: (
+    url: string,
+    init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+  ) => Promise<Response>;
 };
 
 export type SkillUser = { id: string; timezone: string };

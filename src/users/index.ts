@@ -1,4 +1,22 @@
 export {
+  type ApiToken,
+  createApiToken,
+  hashToken,
+  listApiTokens,
+  revokeApiToken,
+  userOfApiToken,
+} from './api-tokens.ts';
+export {
+  type ChannelIdentity,
+  findIdentity,
+  identitiesByPreference,
+  linkIdentity,
+  listIdentities,
+  noteIdentityActivity,
+  primaryIdentity,
+  setPrimaryChannel,
+} from './identities.ts';
+export {
   ensureUser,
   getUser,
   isValidTimezone,

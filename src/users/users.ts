@@ -3,8 +3,12 @@ import type { Queryable } from '../db/index.ts';
 export type User = { id: string; displayName: string | null; timezone: string };
 
 /** The machine's IANA time zone, used for users created from this process. */
+let machineZone: string | null = null;
+
 export function systemTimezone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  // Asking ICU builds a formatter each time; the machine's zone does not change while we run.
+  machineZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  return machineZone;
 }
 
 export function isValidTimezone(timezone: string): boolean {
@@ -16,12 +20,13 @@ export function isValidTimezone(timezone: string): boolean {
   }
 }
 
-const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
+// `/` is allowed for channel users such as `googlechat:users/123`.
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$/;
 
 export function userIdProblem(id: string): string | null {
-  return USER_ID.test(id)
+  return USER_ID.test(id) && !id.includes('..') && !id.includes('//') && !id.endsWith('/')
     ? null
-    : `"${id}" is not a valid user id: use letters, digits and _ . : @ - (up to 128 characters).`;
+    : `"${id}" is not a valid user id: use letters, digits and _ . : @ / - (up to 128 characters).`;
 }
 
 /** Returns the user, creating it (with `timezone`, default the system's) on first use. */
@@ -32,16 +37,21 @@ export async function ensureUser(
 ): Promise<User> {
   const problem = userIdProblem(id);
   if (problem) throw new Error(problem);
-  await db.query('INSERT INTO users (id, timezone) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
-    id,
-    options.timezone ?? systemTimezone(),
-  ]);
+  // One round trip: the new row, or the existing one.
   const rows = await db.query<{ id: string; display_name: string | null; timezone: string }>(
-    'SELECT id, display_name, timezone FROM users WHERE id = $1',
-    [id],
+    `WITH created AS (
+       INSERT INTO users (id, timezone) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING
+       RETURNING id, display_name, timezone)
+     SELECT id, display_name, timezone FROM created
+     UNION ALL SELECT id, display_name, timezone FROM users WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM created)`,
+    [id, options.timezone ?? systemTimezone()],
   );
-  const row = rows[0]!;
-  return { id: row.id, displayName: row.display_name, timezone: row.timezone };
+  const row = rows[0];
+  if (row) return { id: row.id, displayName: row.display_name, timezone: row.timezone };
+  // A concurrent insert of the same id committed after this statement's snapshot: read it now.
+  const existing = await getUser(db, id);
+  if (!existing) throw new Error(`user ${id} could not be created`);
+  return existing;
 }
 
 /** Changes what is set; returns the user as stored. Throws on an unknown user (callers pass the caller's id). */

@@ -186,7 +186,7 @@ export function messageText(content: WireMessage['content'] | undefined): string
 /** The contents of the request's tool messages, in order. */
 export function toolResults(request: FakeRequest): string[] {
   return (request.body.messages ?? []).flatMap((message) =>
-    message.role === 'tool' ? [message.content] : [],
+    message.role === 'tool' ? [messageText(message.content)] : [],
   );
 }
 

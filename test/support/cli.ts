@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+/** The flags every launcher (npm start, bin/steward.js, the Dockerfile) runs Steward with. */
+export const NODE_FLAGS = ['--liftoff-only'];
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
@@ -12,7 +14,7 @@ export function runCli(
   options: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, ...args], {
       cwd: options.cwd ?? ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...options.env },
     });
@@ -43,7 +45,7 @@ export async function startServer(options: { env: Record<string, string>; cwd?: 
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }> {
   const port = Number(options.env.PORT);
-  const child = spawn(process.execPath, [MAIN, 'start'], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, 'start'], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
   });
@@ -55,7 +57,7 @@ export async function startServer(options: { env: Record<string, string>; cwd?: 
     output += chunk;
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`steward start exited ${child.exitCode}: ${output}`);
     try {

@@ -166,7 +166,12 @@ function promptBlocks(body: FakeRequestBody): Block[] {
       role: message.role,
       tool_call_id: message.role === 'tool' ? message.tool_call_id : undefined,
     };
-    const content = message.content;
+    // A string is one text part, as providers read it, so moving a breakpoint onto a message
+    // (which turns its content into parts) does not change what is cached.
+    const content =
+      typeof message.content === 'string'
+        ? [{ type: 'text' as const, text: message.content }]
+        : message.content;
     if (Array.isArray(content)) {
       content.forEach((part, index) => {
         const plain = withoutCacheControl(part);

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { LlmError } from '../../src/llm/errors.ts';
 import type { OpenAiCompatibleClientOptions } from '../../src/llm/openai-client.ts';
+import { loadOpenAiSdk } from '../../src/llm/openai-sdk.ts';
 import type { ChatRequest } from '../../src/llm/types.ts';
 import { FAKE_MODELS, type FakeLlm, fakeLlmClient, startFakeLlm } from './fake-llm.ts';
 
@@ -12,6 +13,9 @@ export function useFakeLlm(): () => FakeLlm {
   let fake: FakeLlm | undefined;
   beforeAll(async () => {
     fake = await startFakeLlm();
+    // The client loads the SDK on its first call; load it now, so timing-sensitive tests
+    // (an abort 50 ms into a request) measure the request, not the import.
+    await loadOpenAiSdk();
   });
   afterEach(() => {
     try {

@@ -25,7 +25,7 @@ export const ROLE_MODELS = {
 export function writeTestConfig(
   fakeUrl: string,
   extraYaml = '',
-  options: { memory?: boolean } = {},
+  options: { memory?: boolean; llmYaml?: string } = {},
 ): { dir: string; env: Record<string, string> } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-e2e-'));
   const roles = Object.entries(ROLE_MODELS)
@@ -34,7 +34,7 @@ export function writeTestConfig(
     .join('\n');
   writeFileSync(
     path.join(dir, 'steward.yaml'),
-    `llm:\n  base_url: "${fakeUrl}"\n  api_key: "test-key-0123456789"\n  max_retries: 2\n  timeout_ms: 10000\n  roles:\n${roles}\n${extraYaml}`,
+    `llm:\n  base_url: "${fakeUrl}"\n  api_key: "test-key-0123456789"\n  max_retries: 2\n  timeout_ms: 10000\n${options.llmYaml ?? ''}  roles:\n${roles}\n${extraYaml}`,
   );
   return {
     dir,
@@ -57,12 +57,19 @@ export type TestSteward = {
 export async function startTestSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: { extraYaml?: string; memory?: boolean } = {},
+  options: { extraYaml?: string; memory?: boolean; llmYaml?: string } = {},
 ): Promise<TestSteward> {
-  const { dir, env } = writeTestConfig(fake.url, options.extraYaml, { memory: options.memory });
+  const { dir, env } = writeTestConfig(fake.url, options.extraYaml, {
+    memory: options.memory,
+    llmYaml: options.llmYaml,
+  });
   const config = loadConfig({ env, cwd: dir });
   const db = await createTestDatabase(backend);
-  const runtime = await createRuntime(config, { database: db.database, logger: silentLogger() });
+  const runtime = await createRuntime(config, {
+    database: db.database,
+    logger: silentLogger(),
+    metrics: true,
+  });
   return {
     runtime,
     config,

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import { StewardError } from '../../errors.ts';
-import { LlmError } from '../../llm/errors.ts';
-import type { CallContext, LlmClient } from '../../llm/types.ts';
+import type { CallContext, LlmClient } from '../../llm/index.ts';
+import { LlmError } from '../../llm/index.ts';
 import { vectorLiteral } from './rows.ts';
 import type { QueryEmbedder } from './types.ts';
 

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/index.ts';
-import { countTokens } from '../../llm/tokens.ts';
+import { countTokens } from '../../llm/index.ts';
 import {
   MAX_SEARCH_LIMIT,
   type SearchMemoriesOptions,

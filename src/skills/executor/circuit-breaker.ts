@@ -1,10 +1,20 @@
 import type { Queryable } from '../../db/index.ts';
 
-export type BreakerOptions = { failureThreshold: number; cooldownMs: number };
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** A breaker moved to `state` (exactly once per move, even with several processes on one database). */
+export type BreakerChange = { skill: string; state: BreakerState; lastError: string | null };
+
+export type BreakerOptions = {
+  failureThreshold: number;
+  cooldownMs: number;
+  /** Told of every state change (alerts, metrics). Must not throw. */
+  onStateChange?: (change: BreakerChange) => void;
+};
 export const DEFAULT_BREAKER: BreakerOptions = { failureThreshold: 5, cooldownMs: 60_000 };
 
 type BreakerRow = {
-  state: 'closed' | 'open' | 'half_open';
+  state: BreakerState;
   consecutive_failures: number;
   opened_at: Date | null;
 };
@@ -42,16 +52,40 @@ export class CircuitBreakers {
         "UPDATE skill_circuit_breakers SET state = 'half_open', updated_at = $2 WHERE skill = $1 AND state = 'open' RETURNING skill",
         [skill, this.#now()],
       );
-      if (claimed.length === 1) return { allowed: true, trial: true };
+      if (claimed.length === 1) {
+        this.#changed({ skill, state: 'half_open', lastError: null });
+        return { allowed: true, trial: true };
+      }
     }
     return { allowed: false, retryInMs: Math.max(0, this.#options.cooldownMs - elapsed) };
   }
 
   async recordSuccess(skill: string): Promise<void> {
-    await this.#db.query(
-      "UPDATE skill_circuit_breakers SET state = 'closed', consecutive_failures = 0, opened_at = NULL, updated_at = $2 WHERE skill = $1",
+    // The self-join reads the row as it was before this update: was it closed already?
+    const rows = await this.#db.query<{ previous: BreakerState }>(
+      `UPDATE skill_circuit_breakers AS breaker
+       SET state = 'closed', consecutive_failures = 0, opened_at = NULL, updated_at = $2
+       FROM skill_circuit_breakers AS before
+       WHERE breaker.skill = $1 AND before.skill = breaker.skill
+       RETURNING before.state AS previous`,
       [skill, this.#now()],
     );
+    if (rows[0] && rows[0].previous !== 'closed') this.#changed({ skill, state: 'closed', lastError: null });
+  }
+
+  /** Every breaker that has seen a failure, with its state (for the metrics gauge). */
+  async states(): Promise<Array<{ skill: string; state: BreakerState }>> {
+    return this.#db.query<{ skill: string; state: BreakerState }>(
+      'SELECT skill, state FROM skill_circuit_breakers ORDER BY skill',
+    );
+  }
+
+  #changed(change: BreakerChange): void {
+    try {
+      this.#options.onStateChange?.(change);
+    } catch {
+      // An observer's failure must not change what the breaker decides.
+    }
   }
 
   async recordFailure(skill: string, error: string): Promise<void> {
@@ -64,10 +98,12 @@ export class CircuitBreakers {
          updated_at = EXCLUDED.updated_at`,
       [skill, error.slice(0, 500), this.#now()],
     );
-    await this.#db.query(
+    const opened = await this.#db.query(
       `UPDATE skill_circuit_breakers SET state = 'open', opened_at = $3
-       WHERE skill = $1 AND (state = 'half_open' OR (state = 'closed' AND consecutive_failures >= $2))`,
+       WHERE skill = $1 AND (state = 'half_open' OR (state = 'closed' AND consecutive_failures >= $2))
+       RETURNING skill`,
       [skill, this.#options.failureThreshold, this.#now()],
     );
+    if (opened.length === 1) this.#changed({ skill, state: 'open', lastError: error.slice(0, 500) });
   }
 }

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/index.ts';
 import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../logging/logger.ts';
+import { type Logger, withLogContext } from '../../logging/index.ts';
+import {
+  type ExecutionRecord,
+  finishSkillCall,
+  recordSkillCall,
+  type SkillCallEnd,
+  startSkillCall,
+} from '../executions.ts';
+import { cutFenced, fencedSources, isOutsideSource } from '../external.ts';
 import { type ParsedCommand, parseCommand } from '../protocol/index.ts';
-import { closestSkills, getSkill, skillHelp } from '../registry/index.ts';
+import { closestSkills, getSkill, skillHelp, type UnavailableDomain } from '../registry/index.ts';
 import type {
   SkillContext,
   SkillDefinition,
@@ -14,8 +22,27 @@ import type {
   SkillUser,
 } from '../types.ts';
 import { type BreakerOptions, CircuitBreakers } from './circuit-breaker.ts';
+import { failureKind, unstorableCharacter } from './failure-kind.ts';
 import { describeFlagErrors } from './flag-errors.ts';
 import type { Sentinel } from './sentinel.ts';
+import { recordSentinelDecision } from './sentinel-decisions.ts';
+
+export type SentinelDecisionEvent = {
+  executionId: string;
+  turnId: string | null;
+  skill: string;
+  command: string;
+  approved: boolean;
+  reasoning: string;
+  /** The calling sub-agent, or null for the orchestrator and direct calls. */
+  agentId: string | null;
+  userId: string;
+  /** The sentinel's model, when it said. */
+  model: string | null;
+  /** When the review started, and how long it took (for its trace span). */
+  startedAt: Date;
+  durationMs: number;
+};
 
 /** Who is calling: decides which skills are in scope (DESIGN invariant 4). */
 export type Caller =
@@ -63,6 +90,13 @@ export type ExecutorOptions = {
   defaultTimeoutMs?: number;
   maxResultChars?: number;
   breaker?: Partial<BreakerOptions>;
+  /** Told of every sentinel decision (the turn's event stream). */
+  onSentinelDecision?: (decision: SentinelDecisionEvent) => void;
+  /**
+   * Skill domains the user cannot use now (a provider not connected), each with how to fix it.
+   * Their skills return that as an error result; get_skill shows it. Absent: all available.
+   */
+  unavailableDomains?: (userId: string) => Promise<readonly UnavailableDomain[]>;
   now?: () => Date;
   randomId?: () => string;
 };
@@ -88,13 +122,16 @@ class TimeoutError extends Error {}
 /**
  * The executor pipeline of DESIGN §5: parse → resolve → scope → flags → circuit breaker →
  * sentinel → handler (timeout, AbortSignal) → truncation → execution row → breaker
- * bookkeeping. Never throws to its caller: every failure is an error result.
+ * bookkeeping. Never throws to its caller: every failure is an error result. A call that
+ * reaches its handler is recorded as running first, so a crash cannot hide its effect.
  */
 export class SkillExecutor {
   readonly #options: ExecutorOptions;
   readonly #breakers: CircuitBreakers;
   readonly #now: () => Date;
   readonly #randomId: () => string;
+  /** Turns that have read fenced external text: their mutating calls always see the sentinel. */
+  readonly #taintedTurns = new Set<string>();
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
@@ -107,16 +144,27 @@ export class SkillExecutor {
     return this.#breakers;
   }
 
+  /** Marks a turn as having read external content (also done for every fenced result it gets). */
+  taintTurn(turnId: string): void {
+    this.#taintedTurns.add(turnId);
+  }
+
+  /** The turn ended: forget what it read. */
+  endTurn(turnId: string): void {
+    this.#taintedTurns.delete(turnId);
+  }
+
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
     const executionId = this.#randomId();
     const started = this.#now();
     const startedMs = performance.now();
-    let parsed: ParsedCommand | null = null;
+    const call: CallState = { parsed: null, recordedRunning: false };
     let result: SkillResult;
     try {
-      const outcome = await this.#run(request, executionId);
-      parsed = outcome.parsed;
-      result = outcome.result;
+      // Every line logged while the call runs carries its turn, agent and execution ids.
+      const agentId = request.caller.kind === 'agent' ? request.caller.agentId : undefined;
+      const ids = { turnId: request.turnId ?? undefined, agentId, executionId };
+      result = await withLogContext(ids, () => this.#run(request, executionId, started, call));
     } catch (error) {
       // A bug below us: report it as a result, log the details.
       this.#options.logger.error(
@@ -129,141 +177,209 @@ export class SkillExecutor {
       };
     }
     result = this.#truncate(result);
+    if (request.turnId && result.status === 'ok' && fencedSources(result.content).some(isOutsideSource)) {
+      this.#taintedTurns.add(request.turnId);
+    }
     const durationMs = Math.round(performance.now() - startedMs);
-    await this.#log(request, executionId, parsed, result, started, durationMs);
-    return { ...result, executionId, skill: parsed?.skill ?? null, durationMs };
+    await this.#log(request, executionId, call, result, started, durationMs);
+    return { ...result, executionId, skill: call.parsed?.skill ?? null, durationMs };
   }
 
   async #run(
     request: ExecuteRequest,
     executionId: string,
-  ): Promise<{ parsed: ParsedCommand | null; result: SkillResult }> {
+    started: Date,
+    call: CallState,
+  ): Promise<SkillResult> {
+    const unstorable = unstorableCharacter(request.command);
+    if (unstorable) {
+      return {
+        status: 'error',
+        content: `The command contains ${unstorable.what} at character ${unstorable.index + 1}; remove it and send the command again.`,
+        metadata: { invalid: 'characters' },
+      };
+    }
     const parse = parseCommand(request.command);
-    if (!parse.ok) return { parsed: null, result: { status: 'error', content: parse.error } };
+    if (!parse.ok) return { status: 'error', content: parse.error };
     const parsed = parse.command;
+    call.parsed = parsed;
     const snapshot = this.#options.skills();
 
     if (parsed.skill === 'get_skill') {
       const search = parsed.flags.search;
       const path = parsed.positionals[0];
-      return {
-        parsed,
-        result: getSkill(snapshot, {
-          path,
-          search: Array.isArray(search) ? search.join(' ') : typeof search === 'string' ? search : undefined,
-        }),
-      };
+      return asHelp(
+        getSkill(
+          snapshot,
+          {
+            path,
+            search: Array.isArray(search)
+              ? search.join(' ')
+              : typeof search === 'string'
+                ? search
+                : undefined,
+          },
+          await this.#unavailable(request.user.id),
+        ),
+      );
     }
 
     const skill = snapshot.skills.get(parsed.skill);
+    // A domain whose MCP server is down: its skills may not even be known, but the reason is.
+    const domainDown = snapshot.domains.get(parsed.skill.split('.')[0]!)?.unavailable;
+    if (!skill && domainDown) {
+      return { status: 'error', content: `${parsed.skill}: unavailable: ${domainDown}` };
+    }
     if (!skill) {
       const closest = closestSkills(snapshot, parsed.skill, 3);
       const hint = closest.length ? ` Did you mean: ${closest.join(', ')}?` : '';
       return {
-        parsed,
-        result: {
-          status: 'error',
-          content: `Unknown skill "${parsed.skill}".${hint} Use get_skill to list domains, or get_skill --search "words".`,
-        },
+        status: 'error',
+        content: `Unknown skill "${parsed.skill}".${hint} Use get_skill to list domains, or get_skill --search "words".`,
       };
     }
-    if (parsed.help) return { parsed, result: skillHelp(snapshot, skill.name) };
+    if (parsed.help) return asHelp(skillHelp(snapshot, skill.name));
 
     const scopeProblem = (this.#options.scopeCheck ?? defaultScopeCheck)(skill, request.caller);
     if (scopeProblem) {
-      return {
-        parsed,
-        result: { status: 'error', content: `Refused: ${scopeProblem}`, metadata: { refused: 'scope' } },
-      };
+      return { status: 'error', content: `Refused: ${scopeProblem}`, metadata: { refused: 'scope' } };
     }
 
     const handler = this.#options.handlers.get(skill.handler);
     if (!handler) {
       // A template skill (a workflow): its body is the instructions to follow.
       return {
-        parsed,
-        result: {
-          status: 'ok',
-          content: `Instructions for ${skill.name} — follow them step by step with the skills they name:\n\n${skill.body.trim()}`,
-          metadata: { template: true },
-        },
+        status: 'ok',
+        content: `Instructions for ${skill.name} — follow them step by step with the skills they name:\n\n${skill.body.trim()}`,
+        metadata: { template: true },
+      };
+    }
+
+    const unavailable = (await this.#unavailable(request.user.id)).find(
+      (entry) => entry.domain === skill.domain,
+    );
+    if (unavailable) {
+      return {
+        status: 'error',
+        content: `${skill.name} is not available: ${unavailable.reason}`,
+        metadata: { unavailable: skill.domain },
       };
     }
 
     if (parsed.positionals.length > 0) {
       return {
-        parsed,
-        result: {
-          status: 'error',
-          content: `${skill.name} takes flags only, but got "${parsed.positionals.join(' ')}". Write values as --flag value (quote text with spaces). See \`${skill.name} --help\`.`,
-        },
+        status: 'error',
+        content: `${skill.name} takes flags only, but got "${parsed.positionals.join(' ')}". Write values as --flag value (quote text with spaces). See \`${skill.name} --help\`.`,
       };
     }
     const flags = handler.flags.safeParse(parsed.flags);
     if (!flags.success) {
-      return {
-        parsed,
-        result: { status: 'error', content: describeFlagErrors(skill.name, handler.flags, flags.error) },
-      };
+      return { status: 'error', content: describeFlagErrors(skill.name, handler.flags, flags.error) };
     }
 
-    const breaker = await this.#breakers.check(skill.name);
-    if (!breaker.allowed) {
-      const seconds = Math.ceil(breaker.retryInMs / 1000);
-      return {
-        parsed,
-        result: {
+    const breakerKeys = [skill.name, userBreakerKey(skill.name, request.user.id)];
+    for (const key of breakerKeys) {
+      const breaker = await this.#breakers.check(key);
+      if (!breaker.allowed) {
+        const seconds = Math.ceil(breaker.retryInMs / 1000);
+        return {
           status: 'error',
           content: `${skill.name} is paused after repeated failures (circuit breaker open). Try again in ${seconds} s, or tell the user it is unavailable.`,
           metadata: { circuit: 'open' },
-        },
-      };
-    }
-
-    const signal = request.signal ?? new AbortController().signal;
-    if (skill.confirm && !request.confirmed && this.#options.sentinel) {
-      const decision = await this.#options.sentinel.review({
-        originalRequest: request.originalRequest ?? '',
-        mission: request.caller.kind === 'agent' ? request.caller.mission : null,
-        command: request.command,
-        skill,
-        userId: request.user.id,
-        turnId: request.turnId ?? null,
-        executionId,
-        signal,
-      });
-      await this.#options.database.query(
-        `INSERT INTO sentinel_decisions (execution_id, turn_id, user_id, skill, command, mission, original_request, approved, reasoning, model)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          executionId,
-          request.turnId ?? null,
-          request.user.id,
-          skill.name,
-          request.command,
-          request.caller.kind === 'agent' ? request.caller.mission : null,
-          request.originalRequest ?? null,
-          decision.approved,
-          decision.reasoning,
-          decision.model ?? null,
-        ],
-      );
-      if (!decision.approved) {
-        return {
-          parsed,
-          result: {
-            status: 'error',
-            content: `Not done: the safety check stopped ${skill.name} (${decision.reasoning}). Do not retry it; report that it needs the user's confirmation.`,
-            metadata: { refused: 'sentinel', reasoning: decision.reasoning, command: request.command },
-          },
         };
       }
     }
 
+    const signal = request.signal ?? new AbortController().signal;
+    const tainted =
+      !skill.readonly && request.turnId !== null && request.turnId !== undefined
+        ? this.#taintedTurns.has(request.turnId)
+        : false;
+    if ((skill.confirm || tainted) && !request.confirmed && this.#options.sentinel) {
+      const refusal = await this.#review(skill, request, executionId, signal);
+      if (refusal) return refusal;
+    }
+
+    try {
+      await startSkillCall(this.#options.database, record(request, executionId, parsed), started);
+      call.recordedRunning = true;
+    } catch (error) {
+      this.#options.logger.error({ err: error, skill: skill.name }, 'could not record a skill call');
+      return {
+        status: 'error',
+        content: `${skill.name} was not run: its call could not be recorded (${errorMessage(error)}). Try again shortly.`,
+      };
+    }
     const outcome = await this.#invoke(skill, handler, flags.data, request, executionId, signal);
-    if (outcome.failure) await this.#breakers.recordFailure(skill.name, outcome.failure);
-    else await this.#breakers.recordSuccess(skill.name);
-    return { parsed, result: outcome.result };
+    if (outcome.failure === null) {
+      for (const key of breakerKeys) await this.#breakers.recordSuccess(key);
+    } else if (outcome.failure.kind === 'infrastructure') {
+      await this.#breakers.recordFailure(skill.name, outcome.failure.message);
+    } else if (outcome.failure.kind === 'unexpected') {
+      await this.#breakers.recordFailure(breakerKeys[1]!, outcome.failure.message);
+    }
+    return outcome.result;
+  }
+
+  /** Asks the sentinel; stores its decision; returns the refusal result, or null when approved. */
+  async #review(
+    skill: SkillDefinition,
+    request: ExecuteRequest,
+    executionId: string,
+    signal: AbortSignal,
+  ): Promise<SkillResult | null> {
+    const reviewStarted = this.#now();
+    const reviewStartedMs = performance.now();
+    const decision = await this.#options.sentinel!.review({
+      originalRequest: request.originalRequest ?? '',
+      mission: request.caller.kind === 'agent' ? request.caller.mission : null,
+      command: request.command,
+      skill,
+      userId: request.user.id,
+      turnId: request.turnId ?? null,
+      executionId,
+      signal,
+    });
+    await recordSentinelDecision(this.#options.database, {
+      executionId,
+      turnId: request.turnId ?? null,
+      userId: request.user.id,
+      skill: skill.name,
+      command: request.command,
+      mission: request.caller.kind === 'agent' ? request.caller.mission : null,
+      originalRequest: request.originalRequest ?? null,
+      decision,
+    });
+    this.#options.onSentinelDecision?.({
+      executionId,
+      turnId: request.turnId ?? null,
+      skill: skill.name,
+      command: request.command,
+      approved: decision.approved,
+      reasoning: decision.reasoning,
+      agentId: request.caller.kind === 'agent' ? request.caller.agentId : null,
+      userId: request.user.id,
+      model: decision.model ?? null,
+      startedAt: reviewStarted,
+      durationMs: Math.round(performance.now() - reviewStartedMs),
+    });
+    if (decision.approved) return null;
+    return {
+      status: 'error',
+      content: `Not done: the safety check stopped ${skill.name} (${decision.reasoning}). Do not retry it; report that it needs the user's confirmation.`,
+      metadata: { refused: 'sentinel', reasoning: decision.reasoning, command: request.command },
+    };
+  }
+
+  async #unavailable(userId: string): Promise<readonly UnavailableDomain[]> {
+    if (!this.#options.unavailableDomains) return [];
+    try {
+      return await this.#options.unavailableDomains(userId);
+    } catch (error) {
+      // Availability is advice: when it cannot be computed, the handler reports the real problem.
+      this.#options.logger.warn({ err: error }, 'could not compute unavailable skill domains');
+      return [];
+    }
   }
 
   async #invoke(
@@ -273,7 +389,10 @@ export class SkillExecutor {
     request: ExecuteRequest,
     executionId: string,
     callerSignal: AbortSignal,
-  ): Promise<{ result: SkillResult; failure: string | null }> {
+  ): Promise<{
+    result: SkillResult;
+    failure: { kind: 'infrastructure' | 'unexpected'; message: string } | null;
+  }> {
     const timeoutMs = skill.timeoutMs ?? this.#options.defaultTimeoutMs ?? 30_000;
     const controller = new AbortController();
     const timer = setTimeout(
@@ -308,15 +427,29 @@ export class SkillExecutor {
             content: `${skill.name} ${error.message} and was stopped.`,
             metadata: { timeout: true },
           },
-          failure: error.message,
+          failure: { kind: 'infrastructure', message: error.message },
         };
       }
       if (callerSignal.aborted) {
         return { result: { status: 'error', content: `${skill.name} was cancelled.` }, failure: null };
       }
       const message = errorMessage(error);
+      const kind = failureKind(error);
+      if (kind === 'input') {
+        return {
+          result: {
+            status: 'error',
+            content: `${skill.name} could not store that value: ${message}. Change the value and try again.`,
+            metadata: { invalid: 'value' },
+          },
+          failure: null,
+        };
+      }
       this.#options.logger.error({ err: error, skill: skill.name }, 'skill handler threw');
-      return { result: { status: 'error', content: `${skill.name} failed: ${message}` }, failure: message };
+      return {
+        result: { status: 'error', content: `${skill.name} failed: ${message}` },
+        failure: { kind, message },
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -328,7 +461,11 @@ export class SkillExecutor {
     const hidden = result.content.length - max;
     return {
       ...result,
-      content: `${result.content.slice(0, max)}\n…[truncated: ${hidden} more characters not shown. Narrow the request (filters, --limit) to see the rest.]`,
+      content: cutFenced(
+        result.content,
+        max,
+        `\n…[truncated: ${hidden} more characters not shown. Narrow the request (filters, --limit) to see the rest.]`,
+      ),
       metadata: { ...result.metadata, truncated: hidden },
     };
   }
@@ -336,40 +473,57 @@ export class SkillExecutor {
   async #log(
     request: ExecuteRequest,
     executionId: string,
-    parsed: ParsedCommand | null,
+    call: CallState,
     result: SkillResult,
     started: Date,
     durationMs: number,
   ): Promise<void> {
     const refused = result.metadata?.refused !== undefined;
     const timedOut = result.metadata?.timeout === true;
-    const status = refused ? 'refused' : timedOut ? 'timeout' : result.status;
+    const end: SkillCallEnd = {
+      status: refused ? 'refused' : timedOut ? 'timeout' : result.status,
+      result: result.status === 'ok' ? result.content : null,
+      error: result.status === 'error' ? result.content : null,
+      durationMs,
+    };
     try {
-      await this.#options.database.query(
-        `INSERT INTO skill_executions
-           (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, skill, command, flags, status, result, error, started_at, finished_at, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, 'skill', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-        [
-          executionId,
-          request.caller.kind === 'agent' ? request.caller.parentExecutionId : null,
-          request.turnId ?? null,
-          request.user.id,
-          request.conversationId ?? null,
-          request.caller.kind === 'agent' ? request.caller.agentId : null,
-          request.caller.kind === 'agent' ? request.caller.mission : null,
-          parsed?.skill ?? null,
-          request.command,
-          parsed ? JSON.stringify(parsed.flags) : null,
-          status,
-          result.status === 'ok' ? result.content : null,
-          result.status === 'error' ? result.content : null,
+      if (call.recordedRunning) await finishSkillCall(this.#options.database, executionId, started, end);
+      else
+        await recordSkillCall(
+          this.#options.database,
+          record(request, executionId, call.parsed),
           started,
-          new Date(started.getTime() + durationMs),
-          durationMs,
-        ],
-      );
+          end,
+        );
     } catch (error) {
       this.#options.logger.error({ err: error }, 'could not record a skill execution');
     }
   }
+}
+
+type CallState = { parsed: ParsedCommand | null; recordedRunning: boolean };
+
+/** Steward's own pages (get_skill, --help): marked so agents never fence them as outside data. */
+function asHelp(result: SkillResult): SkillResult {
+  return { ...result, metadata: { ...result.metadata, help: true } };
+}
+
+/** Breaker key for failures one user's calls cause (`#` cannot appear in a user id). */
+export function userBreakerKey(skill: string, userId: string): string {
+  return `${skill}#${userId}`;
+}
+
+function record(request: ExecuteRequest, executionId: string, parsed: ParsedCommand | null): ExecutionRecord {
+  return {
+    id: executionId,
+    parentId: request.caller.kind === 'agent' ? request.caller.parentExecutionId : null,
+    turnId: request.turnId ?? null,
+    userId: request.user.id,
+    conversationId: request.conversationId ?? null,
+    agentId: request.caller.kind === 'agent' ? request.caller.agentId : null,
+    mission: request.caller.kind === 'agent' ? request.caller.mission : null,
+    skill: parsed?.skill ?? null,
+    command: request.command,
+    flags: parsed ? parsed.flags : null,
+  };
 }

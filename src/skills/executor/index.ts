@@ -1,6 +1,8 @@
 export {
+  type BreakerChange,
   type BreakerDecision,
   type BreakerOptions,
+  type BreakerState,
   CircuitBreakers,
   DEFAULT_BREAKER,
 } from './circuit-breaker.ts';
@@ -12,7 +14,16 @@ export {
   type ExecutorOptions,
   isGranted,
   type ScopeCheck,
+  type SentinelDecisionEvent,
   SkillExecutor,
+  userBreakerKey,
 } from './executor.ts';
+export { type FailureKind, failureKind, unstorableCharacter } from './failure-kind.ts';
 export { acceptedFlags, describeFlagErrors } from './flag-errors.ts';
 export type { Sentinel, SentinelDecision, SentinelRequest } from './sentinel.ts';
+export {
+  recordSentinelDecision,
+  type SentinelDecisionRow,
+  type StoredSentinelDecision,
+  sentinelDecisionsOfTurn,
+} from './sentinel-decisions.ts';

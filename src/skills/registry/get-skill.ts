@@ -10,6 +10,9 @@ export type GetSkillRequest = {
   search?: string;
 };
 
+/** A domain whose provider is not connected for this user, and how to connect it. */
+export type UnavailableDomain = { domain: string; reason: string };
+
 const SEARCH_LIMIT = 20;
 const LIST_DOMAINS = 'Run get_skill with no argument to list the domains.';
 const HOW_TO_GO_DEEPER =
@@ -21,11 +24,22 @@ const HOW_TO_GO_DEEPER =
  * page, a domain's every page, or a search. Unknown names are error results naming the
  * closest ones. Output is sorted, so the same snapshot always gives the same text.
  */
-export function getSkill(snapshot: SkillSnapshot, request: GetSkillRequest = {}): SkillResult {
+export function getSkill(
+  snapshot: SkillSnapshot,
+  request: GetSkillRequest = {},
+  unavailable: readonly UnavailableDomain[] = [],
+): SkillResult {
   const search = request.search?.trim();
   if (search) return searchResult(snapshot, search);
   const target = request.path?.trim().toLowerCase() ?? '';
-  if (target === '') return domainList(snapshot);
+  if (target === '') return domainList(snapshot, unavailable);
+  const blocked = unavailable.find((entry) => entry.domain === target.split('.')[0]);
+  if (blocked && snapshot.domains.has(blocked.domain)) {
+    const page = getSkill(snapshot, request);
+    return ok(`Not available yet: ${blocked.reason}\n\n${page.content}`, {
+      metadata: { unavailable: blocked.domain },
+    });
+  }
 
   const parts = target.split('.');
   if (parts.length === 1) return domainPage(snapshot, target);
@@ -49,12 +63,21 @@ export function skillPage(skill: SkillDefinition): string {
   return `${skill.name} (${mode})\n\n${body}`;
 }
 
-function domainList(snapshot: SkillSnapshot): SkillResult {
+function domainList(snapshot: SkillSnapshot, unavailable: readonly UnavailableDomain[]): SkillResult {
   if (snapshot.domains.size === 0) return ok('No skills are installed.');
-  const lines = [...snapshot.domains.values()]
-    .sort((a, b) => compare(a.domain, b.domain))
+  const blocked = new Set(unavailable.map((entry) => entry.domain));
+  const domains = [...snapshot.domains.values()].sort((a, b) => compare(a.domain, b.domain));
+  const lines = domains
+    .filter((index) => !blocked.has(index.domain))
     .map((index) => `${index.domain} — ${index.description}`);
-  return ok(['Skill domains:', '', ...lines, '', HOW_TO_GO_DEEPER].join('\n'));
+  const notConnected = domains.filter((index) => blocked.has(index.domain)).map((index) => index.domain);
+  const extra = notConnected.length
+    ? [
+        '',
+        `Not connected for this user: ${notConnected.join(', ')} (get_skill: <domain> says how to connect).`,
+      ]
+    : [];
+  return ok(['Skill domains:', '', ...lines, ...extra, '', HOW_TO_GO_DEEPER].join('\n'));
 }
 
 function domainPage(snapshot: SkillSnapshot, domain: string): SkillResult {

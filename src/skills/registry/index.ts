@@ -1,5 +1,6 @@
 export { closestDomains, closestSkills } from './closest-skills.ts';
-export { type GetSkillRequest, getSkill, skillHelp, skillPage } from './get-skill.ts';
+export { type GetSkillRequest, getSkill, skillHelp, skillPage, type UnavailableDomain } from './get-skill.ts';
+export { hideDomains } from './hide-domains.ts';
 export {
   generatedIndex,
   type LoadSkillRootsOptions,

@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type Logger, silentLogger } from '../../logging/logger.ts';
+import { type Logger, silentLogger } from '../../logging/index.ts';
 import type { Diagnostic, DomainIndex, SkillDefinition, SkillSnapshot, SkillSource } from '../types.ts';
 import { domainFolderProblem, parseDomainIndexFile, parseSkillFile } from './parse-skill-file.ts';
 import { NAME_SEGMENT } from './skill-name.ts';

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
-import { type Logger, silentLogger } from '../../logging/logger.ts';
-import type { Diagnostic, SkillSnapshot } from '../types.ts';
+import { type Logger, silentLogger } from '../../logging/index.ts';
+import type { Diagnostic, SkillProvider, SkillSnapshot } from '../types.ts';
 import { loadSkillRoots, type SkillRoot } from './load-skill-roots.ts';
+import { mergeProvided } from './merge-provided.ts';
 
 export type SkillRegistryOptions = {
   roots: SkillRoot[];
@@ -23,7 +24,10 @@ export class SkillRegistry {
   readonly #logger: Logger;
   readonly #debounceMs: number;
   readonly #listeners = new Set<SkillChangeListener>();
+  readonly #providers = new Set<SkillProvider>();
+  #files: SkillSnapshot | null = null;
   #current: SkillSnapshot | null = null;
+  #version = 0;
   #watcher: FSWatcher | null = null;
   #timer: NodeJS.Timeout | null = null;
 
@@ -35,8 +39,27 @@ export class SkillRegistry {
 
   /** (Re)loads every root and swaps the snapshot in. Invalid files keep their last valid version. */
   load(): SkillSnapshot {
+    this.#files = loadSkillRoots(this.#roots, { logger: this.#logger, previous: this.#files ?? undefined });
+    return this.#publish();
+  }
+
+  /** Re-merges what the providers contribute without re-reading skill files. */
+  refresh(): SkillSnapshot {
+    return this.#files ? this.#publish() : this.load();
+  }
+
+  /** Adds skills from outside the roots (MCP servers) to every snapshot from now on. */
+  addProvider(provider: SkillProvider): () => void {
+    this.#providers.add(provider);
+    return () => this.#providers.delete(provider);
+  }
+
+  #publish(): SkillSnapshot {
     const previous = this.#current;
-    const next = loadSkillRoots(this.#roots, { logger: this.#logger, previous: previous ?? undefined });
+    const files = this.#files!;
+    this.#version = Math.max(this.#version + 1, files.version);
+    const provided = [...this.#providers].map((provider) => provider.provide());
+    const next = mergeProvided(files, provided, this.#version);
     this.#logNewDiagnostics(previous?.diagnostics ?? [], next.diagnostics);
     this.#current = next;
     this.#logger.debug({ version: next.version, skills: next.skills.size }, 'skills loaded');
@@ -58,7 +81,9 @@ export class SkillRegistry {
   /** Starts watching every root (creating missing user roots); resolves once the watcher is ready. */
   async watch(): Promise<void> {
     if (this.#watcher) return;
-    for (const root of this.#roots) if (root.source === 'user') mkdirSync(root.dir, { recursive: true });
+    // 0700: a user skills dir usually sits in the private data dir, which this may create.
+    for (const root of this.#roots)
+      if (root.source === 'user') mkdirSync(root.dir, { recursive: true, mode: 0o700 });
     if (!this.#current) this.load();
     const dirs = this.#roots.filter((root) => existsSync(root.dir)).map((root) => root.dir);
     const watcher = watch(dirs, {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../logging/logger.ts';
+import { createLogger, type Logger } from '../../logging/index.ts';
 
 /** Test support: a temp skills root holding `files` (relative path → content). */
 export function writeSkillTree(files: Record<string, string> = {}): string {

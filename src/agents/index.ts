@@ -1,0 +1,11 @@
+export type { TurnEvent } from './events.ts';
+export { LlmSentinel } from './sentinel-llm.ts';
+export {
+  messageProblem,
+  TurnEngine,
+  type TurnInput,
+  type TurnObserver,
+  type TurnOutcome,
+  type TurnRef,
+} from './turn-engine.ts';
+export { type TurnTrace, turnTrace } from './turn-trace.ts';

@@ -1,0 +1,81 @@
+import type { Database } from '../db/index.ts';
+import { llmCallsOfTurn } from '../llm/index.ts';
+import { getTurn } from '../memory/index.ts';
+import { type ExecutionRow, executionsOfTurn, sentinelDecisionsOfTurn } from '../skills/index.ts';
+
+const skillCall = (row: ExecutionRow) => ({
+  id: row.id,
+  skill: row.skill,
+  command: row.command,
+  status: row.status,
+  result: row.result,
+  error: row.error,
+  startedAt: row.startedAt,
+  durationMs: row.durationMs,
+});
+
+/**
+ * Everything that happened in a turn, keys in camelCase: the turn, every LLM call with its
+ * usage, agents with their dependencies and skill calls, the orchestrator's own skill calls,
+ * and each sentinel decision with its reasoning. Null for an unknown turn.
+ */
+export async function turnTrace(database: Database, turnId: string) {
+  const turn = await getTurn(database, turnId);
+  if (!turn) return null;
+  const [calls, executions, decisions] = await Promise.all([
+    llmCallsOfTurn(database, turnId),
+    executionsOfTurn(database, turnId),
+    sentinelDecisionsOfTurn(database, turnId),
+  ]);
+  const agents = executions
+    .filter((row) => row.kind === 'agent')
+    .map((row) => ({
+      id: row.id,
+      agentId: row.agentId,
+      mission: row.mission,
+      dependsOn: row.dependsOn,
+      status: row.status,
+      result: row.result,
+      error: row.error,
+      usage: row.usage,
+      startedAt: row.startedAt,
+      finishedAt: row.finishedAt,
+      durationMs: row.durationMs,
+      skillCalls: executions.filter((child) => child.parentId === row.id).map(skillCall),
+    }));
+  const usage = calls.reduce(
+    (total, call) => ({
+      promptTokens: total.promptTokens + call.promptTokens,
+      cachedTokens: total.cachedTokens + call.cachedTokens,
+      cacheWriteTokens: total.cacheWriteTokens + call.cacheWriteTokens,
+      completionTokens: total.completionTokens + call.completionTokens,
+      cost: total.cost + call.cost,
+    }),
+    { promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, cost: 0 },
+  );
+  return {
+    turn: {
+      id: turn.id,
+      conversationId: turn.conversationId,
+      userId: turn.userId,
+      status: turn.status,
+      mode: turn.mode,
+      request: turn.request,
+      reply: turn.reply,
+      startedAt: turn.startedAt,
+      finishedAt: turn.finishedAt,
+      stopReason: turn.stopReason,
+      error: turn.error,
+    },
+    orchestratorCalls: calls.filter((call) => call.role === 'orchestrator'),
+    llmCalls: calls,
+    agents,
+    directSkillCalls: executions
+      .filter((row) => row.kind === 'skill' && row.parentId === null)
+      .map(skillCall),
+    sentinelDecisions: decisions,
+    usage,
+  };
+}
+
+export type TurnTrace = NonNullable<Awaited<ReturnType<typeof turnTrace>>>;

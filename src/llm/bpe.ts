@@ -1,0 +1,143 @@
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+
+/*
+ * Byte-pair encoding over OpenAI's o200k_base ranks, written for counting: js-tiktoken's own
+ * encoder recompiles its regexes on every call and merges pairs by rescanning the whole piece,
+ * so one long word (a base64 blob, 20 KB without a space) took seconds and blocked the event
+ * loop. Here the pre-tokenizer is compiled once and each piece is merged with a heap over its
+ * adjacent pairs — O(n log n) — giving the same tokens in linear-looking time.
+ */
+
+type Encoding = {
+  /** Byte sequences (as binary strings, one char per byte) → rank. */
+  ranks: Map<string, number>;
+  /** Rank → bytes, for decoding. */
+  bytes: Map<number, Uint8Array>;
+  pattern: RegExp;
+};
+
+let encoding: Encoding | null = null;
+
+/** Parses the ~200k ranks once, on first use (a few hundred ms). */
+function load(): Encoding {
+  if (encoding) return encoding;
+  const ranks = new Map<string, number>();
+  const bytes = new Map<number, Uint8Array>();
+  for (const line of o200kBase.bpe_ranks.split('\n')) {
+    if (!line) continue;
+    const [, offsetText, ...tokens] = line.split(' ');
+    const offset = Number.parseInt(offsetText!, 10);
+    tokens.forEach((token, index) => {
+      const decoded = Buffer.from(token, 'base64');
+      ranks.set(decoded.toString('latin1'), offset + index);
+      bytes.set(offset + index, new Uint8Array(decoded));
+    });
+  }
+  encoding = { ranks, bytes, pattern: new RegExp(o200kBase.pat_str, 'gu') };
+  return encoding;
+}
+
+/** A min-heap of candidate merges: [rank, left part start]. */
+class MergeHeap {
+  readonly #items: Array<[number, number]> = [];
+  get size(): number {
+    return this.#items.length;
+  }
+  push(item: [number, number]): void {
+    const items = this.#items;
+    items.push(item);
+    let index = items.length - 1;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if (!before(items[index]!, items[parent]!)) break;
+      [items[index], items[parent]] = [items[parent]!, items[index]!];
+      index = parent;
+    }
+  }
+  pop(): [number, number] {
+    const items = this.#items;
+    const top = items[0]!;
+    const last = items.pop()!;
+    if (items.length > 0) {
+      items[0] = last;
+      let index = 0;
+      for (;;) {
+        const left = index * 2 + 1;
+        const right = left + 1;
+        let smallest = index;
+        if (left < items.length && before(items[left]!, items[smallest]!)) smallest = left;
+        if (right < items.length && before(items[right]!, items[smallest]!)) smallest = right;
+        if (smallest === index) break;
+        [items[index], items[smallest]] = [items[smallest]!, items[index]!];
+        index = smallest;
+      }
+    }
+    return top;
+  }
+}
+
+const before = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+
+/** The ranks of one pre-token's bytes (given as a binary string), lowest-rank pair merged first. */
+function encodePiece(piece: string, ranks: Map<string, number>): number[] {
+  const whole = ranks.get(piece);
+  if (whole !== undefined) return [whole];
+  const n = piece.length;
+  // Parts as a linked list of [start, end) over the piece; next/prev by start index.
+  const end = new Int32Array(n);
+  const prev = new Int32Array(n);
+  const alive = new Uint8Array(n).fill(1);
+  for (let index = 0; index < n; index++) {
+    end[index] = index + 1;
+    prev[index] = index - 1;
+  }
+  const heap = new MergeHeap();
+  const consider = (start: number) => {
+    const next = end[start]!;
+    if (next >= n) return;
+    const rank = ranks.get(piece.slice(start, end[next]!));
+    if (rank !== undefined) heap.push([rank, start]);
+  };
+  for (let index = 0; index < n - 1; index++) consider(index);
+  while (heap.size > 0) {
+    const [rank, start] = heap.pop();
+    if (!alive[start]) continue;
+    const next = end[start]!;
+    if (next >= n || !alive[next]) continue;
+    // Stale entry: the pair at `start` changed since it was pushed.
+    if (ranks.get(piece.slice(start, end[next]!)) !== rank) continue;
+    end[start] = end[next]!;
+    alive[next] = 0;
+    if (end[start]! < n) prev[end[start]!] = start;
+    consider(start);
+    if (prev[start]! >= 0) consider(prev[start]!);
+  }
+  const tokens: number[] = [];
+  for (let start = 0; start < n; start = end[start]!)
+    tokens.push(ranks.get(piece.slice(start, end[start]!))!);
+  return tokens;
+}
+
+const utf8 = new TextEncoder();
+/** An ASCII string is already its own UTF-8 bytes, one char per byte. */
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+/** Every token of `text`, special-token text treated as ordinary text. */
+export function* encodeTokens(text: string): Generator<number[]> {
+  const { ranks, pattern } = load();
+  pattern.lastIndex = 0;
+  for (const match of text.matchAll(pattern)) {
+    const piece = isAscii(match[0]) ? match[0] : Buffer.from(utf8.encode(match[0])).toString('latin1');
+    yield encodePiece(piece, ranks);
+  }
+}
+
+/** The text of some tokens (bytes decoded as UTF-8; a split character becomes U+FFFD). */
+export function decodeTokens(tokens: readonly number[]): string {
+  const { bytes } = load();
+  const parts = tokens.map((token) => bytes.get(token) ?? new Uint8Array());
+  return Buffer.concat(parts).toString('utf8');
+}

@@ -1,0 +1,19 @@
+import type { Queryable } from '../db/index.ts';
+import { type Conversation, createConversation, getConversation } from './conversations.ts';
+
+/**
+ * The user's most recently active conversation on any channel, or a new one on `fallbackChannel`
+ * (where a message for a user with no chat channel waits until they next open it).
+ */
+export async function latestUserConversation(
+  db: Queryable,
+  userId: string,
+  fallbackChannel: string,
+): Promise<Conversation> {
+  const rows = await db.query<{ id: string }>(
+    'SELECT id FROM conversations WHERE user_id = $1 ORDER BY updated_at DESC, created_at DESC LIMIT 1',
+    [userId],
+  );
+  const found = rows[0] ? await getConversation(db, userId, rows[0].id) : null;
+  return found ?? createConversation(db, userId, fallbackChannel);
+}

@@ -1,0 +1,10 @@
+export { chatRoutes } from './api-chat.ts';
+export { runRoutes } from './api-run.ts';
+export { tokenRoutes } from './api-tokens.ts';
+export { usageRoutes } from './api-usage.ts';
+export { API_BODY_LIMIT, createServerApp } from './app.ts';
+export { type AuthEnv, actingUser, isLoopbackHost, mayRead, OWNER_USER, type Principal } from './auth.ts';
+export { hostAllowed } from './edge.ts';
+export { HttpLifecycle } from './lifecycle.ts';
+export { assertSafeBinding, listen } from './listen.ts';
+export { type MetricsSource, metricsRoutes } from './metrics-route.ts';

@@ -1,0 +1,62 @@
+export {
+  type AgentEnd,
+  type AgentRecord,
+  closeInterruptedExecutions,
+  countSkillCallsSince,
+  type ExecutionRow,
+  executionsOfTurn,
+  finishAgentRow,
+  type SkillCallSummary,
+  skillCallsOfTurn,
+  startAgentRow,
+  storableText,
+} from './executions.ts';
+export {
+  type BreakerChange,
+  type BreakerState,
+  type ExecutionOutcome,
+  isGranted,
+  type Sentinel,
+  type SentinelDecision,
+  type SentinelDecisionEvent,
+  type SentinelDecisionRow,
+  type SentinelRequest,
+  SkillExecutor,
+  sentinelDecisionsOfTurn,
+  unstorableCharacter,
+  userBreakerKey,
+} from './executor/index.ts';
+export {
+  cutFenced,
+  defuse,
+  EXTERNAL_CONTENT_RULE,
+  fencedSources,
+  fenceExternal,
+  isOutsideSource,
+} from './external.ts';
+export { builtinHandlers } from './handlers/index.ts';
+export { type AgentSkillPlan, type BundledFile, readAgentSkills } from './import/agent-skills.ts';
+export type { ImportRisk } from './import/import-risks.ts';
+export { decideImport, type ImportDecision, writeImportedSkill } from './import/write-agent-skills.ts';
+export { extractCommands, formatCommand, parseCommand } from './protocol/index.ts';
+export {
+  getSkill,
+  hideDomains,
+  loadSkillRoots,
+  SkillRegistry,
+  skillNameProblem,
+  skillPageSkeleton,
+  type UnavailableDomain,
+  validateSkillDir,
+} from './registry/index.ts';
+export type {
+  DomainIndex,
+  ProvidedSkills,
+  SkillDefinition,
+  SkillHandler,
+  SkillProvider,
+  SkillResult,
+  SkillServices,
+  SkillSnapshot,
+} from './types.ts';
+export { fail, ok } from './types.ts';

@@ -1,0 +1,97 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/* A real HTTP server on a random port that records every request, for the fake platform APIs. */
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  raw: string;
+  /** JSON or form body, parsed; null when empty or unparseable. */
+  body: Record<string, unknown> | null;
+  at: number;
+};
+
+export type FakeReply =
+  | { status: number; json?: unknown; headers?: Record<string, string> }
+  /** Never answers (until the server closes): the client's timeout decides. */
+  | { hang: true };
+
+export type FakeHttp = {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  close(): Promise<void>;
+};
+
+function parseBody(raw: string, contentType: string): Record<string, unknown> | null {
+  if (!raw) return null;
+  try {
+    if (contentType.includes('application/x-www-form-urlencoded')) {
+      return Object.fromEntries(new URLSearchParams(raw));
+    }
+    return JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+async function readRequest(request: IncomingMessage): Promise<RecordedRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  const url = new URL(request.url ?? '/', 'http://fake');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers[name.toLowerCase()] = value;
+  }
+  return {
+    method: request.method ?? 'GET',
+    path: url.pathname,
+    query: url.searchParams,
+    headers,
+    raw,
+    body: parseBody(raw, headers['content-type'] ?? ''),
+    at: Date.now(),
+  };
+}
+
+/** Starts a server answering each request with `route`'s reply; a hanging reply holds its socket. */
+export async function startFakeHttp(
+  route: (request: RecordedRequest) => FakeReply | Promise<FakeReply>,
+): Promise<FakeHttp> {
+  const requests: RecordedRequest[] = [];
+  const hanging = new Set<ServerResponse>();
+  const server = createServer((incoming, response) => {
+    void (async () => {
+      const request = await readRequest(incoming);
+      requests.push(request);
+      let reply: FakeReply;
+      try {
+        reply = await route(request);
+      } catch (error) {
+        reply = { status: 500, json: { error: String(error) } };
+      }
+      if ('hang' in reply) {
+        hanging.add(response);
+        return;
+      }
+      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      response.end(reply.json === undefined ? '' : JSON.stringify(reply.json));
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const response of hanging) response.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
