@@ -93,12 +93,13 @@ export class FakeGoogle {
     return id;
   }
 
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
     const url = new URL(request.url ?? '/', 'http://fake');
     const body = await readBody(request);
     const json = (status: number, value: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(value === undefined ? '' : JSON.stringify(value));
+      return true;
     };
     const error = (status: number, message: string) =>
       json(status, { error: { code: status, message, errors: [{ message, reason: 'fake' }] } });
@@ -148,9 +149,9 @@ export class FakeGoogle {
     parts: string[],
     query: URLSearchParams,
     input: Record<string, unknown>,
-    json: (status: number, value: unknown) => void,
-    error: (status: number, message: string) => void,
-  ): void {
+    json: (status: number, value: unknown) => boolean,
+    error: (status: number, message: string) => boolean,
+  ): boolean {
     const [collection, id, action] = parts;
     if (collection === 'labels') {
       if (method === 'GET')
@@ -245,9 +246,9 @@ export class FakeGoogle {
     id: string | undefined,
     query: URLSearchParams,
     input: Record<string, unknown>,
-    json: (status: number, value: unknown) => void,
-    error: (status: number, message: string) => void,
-  ): void {
+    json: (status: number, value: unknown) => boolean,
+    error: (status: number, message: string) => boolean,
+  ): boolean {
     if (!id && method === 'GET') {
       if (query.get('singleEvents') !== 'true') return error(400, 'the fake expands series only');
       const from = Date.parse(query.get('timeMin') ?? '');

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { emailProviderContract } from '../../../test/support/contracts/email-contract.ts';
 import { type FakeImap, startFakeImap } from '../../../test/support/fake-imap.ts';
 import { startFakeSmtp } from '../../../test/support/fake-smtp.ts';
-import { emailProviderContract } from '../../../test/support/contracts/email-contract.ts';
 import { ImapEmailProvider } from './imap-email.ts';
 import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from './mail-urls.ts';
 
