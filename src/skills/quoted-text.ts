@@ -5,7 +5,7 @@ import { isOutsideSource } from './external.ts';
  * into its command or mission (`files.write --content "<the email>"`); the sentinel must judge
  * the command without reading that text, or the text could steer the judge too. So every
  * stretch of a command that repeats text read from outside in the same turn is replaced by a
- * note of where it came from. Matching ignores case, whitespace and command-line escapes.
+ * note of where it came from. Matching ignores case, whitespace, quote marks and escapes.
  */
 
 /** Copied stretches shorter than this stay (addresses, names, dates the user may have asked for). */
@@ -91,8 +91,8 @@ export class TurnQuotes {
 }
 
 /**
- * Lower-cased text with whitespace runs as one space and `\n`, `\t`, `\"` escapes read as
- * what they stand for; `origin[i]` and `widths[i]` locate normalized character i in `text`.
+ * Lower-cased text without quote marks, whitespace runs as one space, and `\n`, `\t`, `\"`
+ * escapes read as what they stand for; `origin[i]` and `widths[i]` locate character i in `text`.
  */
 function normalize(text: string): { chars: string; origin: number[]; widths: number[] } {
   let chars = '';
@@ -106,6 +106,11 @@ function normalize(text: string): { chars: string; origin: number[]; widths: num
     if (char === '\\' && next !== undefined && 'ntr"\'\\'.includes(next)) {
       char = 'ntr'.includes(next) ? ' ' : next;
       width = 2;
+    }
+    if (char === '"' || char === "'" || char === '\u200B') {
+      // Quoting differs between the text and a command carrying it (and defuse() adds U+200B): skip them.
+      index += width;
+      continue;
     }
     if (/\s/.test(char)) {
       if (!afterSpace) {
