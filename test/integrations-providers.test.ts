@@ -218,3 +218,24 @@ describe('remote providers that fail', () => {
     fake.failWith = null;
   });
 });
+
+describe('IMAP/SMTP from the owner settings (EMAIL_IMAP_URL, EMAIL_SMTP_URL, EMAIL_FROM)', () => {
+  it('sends From: EMAIL_FROM as `addr` or `Name <addr>`, or the IMAP user when it is unset', async () => {
+    const { startFakeImap } = await import('./support/fake-imap.ts');
+    const { startFakeSmtp } = await import('./support/fake-smtp.ts');
+    const imap = await startFakeImap({ user: 'me@example.com', password: 'imap-pass-1234' });
+    const smtp = await startFakeSmtp({ user: 'me@example.com', password: 'smtp-pass-1234' });
+    servers.push({ stop: () => imap.close() }, { stop: () => smtp.close() });
+    for (const [from, header] of [
+      ['me@example.com', 'From: me@example.com'],
+      ['Me Myself <me@example.com>', 'From: Me Myself <me@example.com>'],
+      [undefined, 'From: me@example.com'],
+    ] as const) {
+      const mailbox = await ownerEmail({ email: { imap_url: imap.url, smtp_url: smtp.url, from } });
+      expect(mailbox.address).toBe('me@example.com');
+      await mailbox.send({ to: ['bob@example.com'], subject: `From ${from}`, text: 'hi' });
+      await mailbox.close();
+      expect(smtp.received.at(-1)?.raw, String(from)).toContain(`${header}\r\n`);
+    }
+  });
+});
