@@ -120,6 +120,48 @@ describeEachBackend('email skills against each provider', (getDb) => {
       expect((await run(`email.archive --id ${id}`)).content).toContain('nothing deleted');
       expect((await run('email.search')).content).toContain('No messages match');
 
+      mailbox.deliver(
+        [
+          'From: Bo <bo@example.com>',
+          'To: me@example.com',
+          'Subject: Minutes',
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/mixed; boundary="b1"',
+          '',
+          '--b1',
+          'Content-Type: text/plain; charset=utf-8',
+          '',
+          'Minutes attached.',
+          '--b1',
+          'Content-Type: text/markdown; name="../../minutes.md"',
+          'Content-Disposition: attachment; filename="../../minutes.md"',
+          'Content-Transfer-Encoding: base64',
+          '',
+          Buffer.from('# Minutes\n\nShip the harbour report.').toString('base64'),
+          '--b1--',
+          '',
+        ].join('\n'),
+      );
+      const minutes = /\[([^\]]+)\] \d{4}-[^\n]*Minutes/.exec(
+        (await run('email.search --from bo')).content,
+      )![1]!;
+      expect((await run(`email.read --id ${minutes}`)).content).toMatch(
+        /Attachments: \.\.\/\.\.\/minutes\.md \(text\/markdown, \d+ B\)/,
+      );
+      const saved = await run(`email.save_attachments --id ${minutes}`);
+      expect(saved.status, saved.content).toBe('ok');
+      expect(saved.content).toContain('email-attachments/minutes.md');
+      const file = await run('files.read --path email-attachments/minutes.md');
+      expect(file.content).toContain('Ship the harbour report.');
+      const again = await run(
+        `email.save_attachments --id ${minutes} --name minutes.md --folder email-attachments`,
+      );
+      expect(again.status, again.content).toBe('ok');
+      expect((await run('files.versions --path email-attachments/minutes.md')).content).toContain('v2');
+      expect((await run(`email.save_attachments --id ${minutes} --name nope.pdf`)).content).toContain(
+        'it has: ../../minutes.md',
+      );
+
       const unknown = await run('email.read --id nosuchmessage1');
       expect(unknown.status).toBe('error');
       expect(unknown.content).toContain('No message with id nosuchmessage1');
