@@ -197,6 +197,17 @@ describe('remote providers that fail', () => {
     expect(await gmail.search({ limit: 1 })).toEqual([]);
   });
 
+  it('Gmail: access revoked at the token endpoint tells the user how to reconnect', async () => {
+    const fake = await fakeGoogle();
+    fake.revoked = true;
+    const failure = await (await ownerEmail(googleSettings(fake)))
+      .search({ limit: 1 })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ issue: 'auth', provider: 'Gmail' });
+    expect(String((failure as Error).message)).toContain('steward connect google');
+    expect(fake.requests).toEqual([]);
+  });
+
   it('CalDAV: a wrong password asks to reconnect, a server that is down is unavailable', async () => {
     const fake = await new FakeCaldav({ user: 'me', password: 'right-pass' }).start();
     servers.push(fake);

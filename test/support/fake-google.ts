@@ -43,6 +43,8 @@ export class FakeGoogle {
   readonly requests: Array<{ method: string; path: string; query: Record<string, string> }> = [];
   readonly tokenGrants: string[] = [];
   url = '';
+  /** The token endpoint refuses every grant, as after the user revoked access. */
+  revoked = false;
   #server: Server | null = null;
   #sequence = 0;
   #failures: Array<number | 'garbage'> = [];
@@ -105,6 +107,8 @@ export class FakeGoogle {
       json(status, { error: { code: status, message, errors: [{ message, reason: 'fake' }] } });
     if (request.method === 'POST' && url.pathname === '/token') {
       this.tokenGrants.push(new URLSearchParams(body).get('grant_type') ?? '');
+      if (this.revoked)
+        return json(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
       return json(200, { access_token: this.token, token_type: 'Bearer', expires_in: 3600 });
     }
     this.requests.push({
