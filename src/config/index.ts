@@ -12,6 +12,7 @@ export { modelFor, OPENROUTER_BASE_URL, type Roster, resolveRoster, unknownModel
 export {
   type ChannelMode,
   type ChannelsConfig,
+  type VoiceConfig,
   type Config,
   configSchema,
   type Limits,
