@@ -12,7 +12,6 @@ export { modelFor, OPENROUTER_BASE_URL, type Roster, resolveRoster, unknownModel
 export {
   type ChannelMode,
   type ChannelsConfig,
-  type VoiceConfig,
   type Config,
   configSchema,
   type Limits,
@@ -22,5 +21,6 @@ export {
   type Role,
   type RoleSpec,
   TIERS,
+  type VoiceConfig,
 } from './schema.ts';
 export { ConfigStore } from './store.ts';

@@ -172,8 +172,16 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'files.drive_folder_id',
     description: 'Drive folder files.sync mirrors',
   },
-  { name: 'ELEVENLABS_API_KEY', key: 'voice.elevenlabs.api_key', description: 'ElevenLabs API key (spoken replies)' },
-  { name: 'ELEVENLABS_VOICE_ID', key: 'voice.elevenlabs.voice_id', description: 'ElevenLabs voice of spoken replies' },
+  {
+    name: 'ELEVENLABS_API_KEY',
+    key: 'voice.elevenlabs.api_key',
+    description: 'ElevenLabs API key (spoken replies)',
+  },
+  {
+    name: 'ELEVENLABS_VOICE_ID',
+    key: 'voice.elevenlabs.voice_id',
+    description: 'ElevenLabs voice of spoken replies',
+  },
   { name: 'ELEVENLABS_API_URL', key: 'voice.elevenlabs.api_url', description: 'ElevenLabs API root' },
   {
     name: 'STEWARD_SSRF_ALLOW',

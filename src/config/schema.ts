@@ -31,7 +31,10 @@ export const modelSchema = z
       .default({ input: 0, output: 0, cache_read: 0, cache_write: 0 }),
     tools: z.boolean().default(true),
     /** Audio formats the model takes as `input_audio` (unset: any); without `ogg`, voice notes are decoded to WAV. */
-    audio_formats: z.array(z.enum(['wav', 'mp3', 'ogg', 'flac'])).min(1).optional(),
+    audio_formats: z
+      .array(z.enum(['wav', 'mp3', 'ogg', 'flac']))
+      .min(1)
+      .optional(),
   })
   .strict();
 export type ModelSpec = z.infer<typeof modelSchema>;
@@ -256,7 +259,10 @@ export const voiceSchema = z
     elevenlabs: z
       .object({
         api_key: optionalSecret,
-        voice_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an ElevenLabs voice id').optional(),
+        voice_id: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an ElevenLabs voice id')
+          .optional(),
         api_url: httpUrl.default('https://api.elevenlabs.io'),
         model_id: z.string().min(1).default('eleven_multilingual_v2'),
         timeout_ms: z.number().int().positive().default(30_000),

@@ -53,7 +53,8 @@ export const updateProfileHandler = defineHandler({
     })
     .strict()
     .refine(
-      (flags) => flags.timezone !== undefined || flags.name !== undefined || flags.voice_replies !== undefined,
+      (flags) =>
+        flags.timezone !== undefined || flags.name !== undefined || flags.voice_replies !== undefined,
       { message: 'give --timezone, --name or --voice-replies' },
     ),
   async execute(flags, ctx) {
