@@ -16,6 +16,7 @@ import {
 import { credentialSecrets, Integrations, OWNER_USER } from './integrations/index.ts';
 import { type JobQueue, PgBossQueue } from './jobs/index.ts';
 import type { LlmClient } from './llm/index.ts';
+import { VoiceService } from './voice/index.ts';
 import { createDbUsageRecorder, createLlmClient } from './llm/index.ts';
 import { createLogger, type Logger } from './logging/index.ts';
 import { McpServers } from './mcp/index.ts';
@@ -54,6 +55,8 @@ export type Runtime = {
   integrations: Integrations;
   /** The configured MCP servers, as skill domains. */
   mcp: McpServers;
+  /** Voice notes in (transcription) and spoken replies out (ElevenLabs). */
+  voice: VoiceService;
   close(): Promise<void>;
 };
 
@@ -230,7 +233,9 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     },
   });
   const channelSetup = await createChannelAdapters(initial, logger);
+  const voice = new VoiceService({ database, llm, config: () => config.get(), logger, now: options.now });
   const channels = new Gateway({
+    voice,
     database,
     jobs,
     engine,
@@ -292,6 +297,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     observability,
     integrations,
     mcp,
+    voice,
     close: async () => {
       if (closed) return;
       closed = true;

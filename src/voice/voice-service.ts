@@ -126,6 +126,12 @@ export class VoiceService {
     return role ? (modelFor(config.roster, role.model).audio_formats ?? null) : null;
   }
 
+  /** Longest and largest audio taken (`voice.max_seconds`, `voice.max_bytes`). */
+  get limits(): { maxSeconds: number; maxBytes: number } {
+    const { voice } = this.#deps.config();
+    return { maxSeconds: voice.max_seconds, maxBytes: voice.max_bytes };
+  }
+
   /** Whether spoken replies can be made (ElevenLabs key and voice set). */
   get speechConfigured(): boolean {
     const { api_key, voice_id } = this.#deps.config().voice.elevenlabs;
