@@ -16,7 +16,6 @@ import {
 import { credentialSecrets, Integrations, OWNER_USER } from './integrations/index.ts';
 import { type JobQueue, PgBossQueue } from './jobs/index.ts';
 import type { LlmClient } from './llm/index.ts';
-import { VoiceService } from './voice/index.ts';
 import { createDbUsageRecorder, createLlmClient } from './llm/index.ts';
 import { createLogger, type Logger } from './logging/index.ts';
 import { McpServers } from './mcp/index.ts';
@@ -32,6 +31,7 @@ import { Observability } from './observability/index.ts';
 import { createSsrfGuard } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
+import { VoiceService } from './voice/index.ts';
 
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
 

@@ -11,7 +11,6 @@ import type { VoiceService } from '../voice/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
 import { markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
-import { hearVoiceNote, lastTranscriptText, spokenReplyParts } from './voice-replies.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
@@ -28,6 +27,7 @@ import {
   UNSUPPORTED_TEXT,
 } from './texts.ts';
 import type { ChannelAdapter, ChannelName, GatewayPort, InboundMessage, StoredInbound } from './types.ts';
+import { hearVoiceNote, lastTranscriptText, spokenReplyParts } from './voice-replies.ts';
 
 /** A message that failed this many times is given up with an apology (a poison message never loops). */
 const MAX_INBOUND_ATTEMPTS = 8;

@@ -29,7 +29,7 @@ export async function hearVoiceNote(
   const media = message.media;
   if (!voice || !adapter?.fetchMedia || !media) return { reply: VOICE_NOT_HERE };
   const limits = voice.limits;
-  if ( media.seconds && media.seconds > limits.maxSeconds) {
+  if (media.seconds && media.seconds > limits.maxSeconds) {
     return {
       reply: `That voice note is ${clockDuration(media.seconds)} long; I take up to ${clockDuration(limits.maxSeconds)} (voice.max_seconds). Please split it into shorter notes, or write it out.`,
     };
