@@ -9,13 +9,13 @@ export function speakableText(markdown: string): string {
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
     .replace(/https?:\/\/\S+/g, 'a link')
-    .replace(/^\s*\|?\s*:?-{3,}.*$/gm, '')
-    .replace(/\s*\|\s*/g, ', ')
+    .replace(/^[ \t]*\|?[ \t]*:?-{3,}[^\n]*\n?/gm, '')
+    .replace(/[ \t]*\|[ \t]*/g, ', ')
     .replace(/^\s{0,3}#{1,6}\s+/gm, '')
     .replace(/^\s*(?:[-*+•]|\d+[.)])\s+/gm, '')
     .replace(/(\*\*|__|~~)(.+?)\1/g, '$2')
     .replace(/(^|\W)[*_](\S(?:.*?\S)?)[*_](?=\W|$)/g, '$1$2')
-    .replace(/^[,\s]+|[,\s]+$/gm, '')
+    .replace(/^[, \t]+|[, \t]+$/gm, '')
     .replace(/\n{2,}/g, '\n\n')
     .trim();
 }

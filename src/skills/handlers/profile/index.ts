@@ -19,7 +19,7 @@ const VOICE_REPLIES: Record<VoiceReplies, string> = {
 };
 
 const describeUser = (user: User, voice: VoiceReplies) =>
-  `User ${user.id}${user.displayName ? ` (${user.displayName})` : ''} · time zone ${user.timezone} · ${VOICE_REPLIES[voice]}`;
+  `User ${user.id}${user.displayName ? ` (${user.displayName})` : ''} · time zone ${user.timezone}${voice === 'auto' ? '' : ` · ${VOICE_REPLIES[voice]}`}`;
 
 export const getProfileHandler = defineHandler({
   name: 'profile.get',
@@ -55,7 +55,7 @@ export const updateProfileHandler = defineHandler({
     .refine(
       (flags) =>
         flags.timezone !== undefined || flags.name !== undefined || flags.voice_replies !== undefined,
-      { message: 'give --timezone, --name or --voice-replies' },
+      { message: 'give --timezone, --name or both, or --voice-replies' },
     ),
   async execute(flags, ctx) {
     const { database } = ctx.services;
