@@ -70,7 +70,7 @@ voice:
       const before = { requests: llm.chatRequests.length, replies: replies() };
       llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
       const { messageId, fileId } = await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => telegram.voices.length, { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => telegram.voices.length, { timeout: 30_000 }).toBe(1);
       expect(telegram.calls('getFile').at(-1)!.body).toMatchObject({ file_id: fileId });
       expect(telegram.downloads).toContain(fileId);
       const [transcription, turn] = llm.chatRequests.slice(before.requests);
@@ -137,7 +137,7 @@ voice:
         { status: 503, json: { detail: 'busy' } },
       );
       await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => telegram.sent.length, { timeout: 15_000 }).toBe(before.sent + 1);
+      await expect.poll(() => telegram.sent.length, { timeout: 30_000 }).toBe(before.sent + 1);
       expect(elevenlabs.speech.length).toBe(before.speech + 2);
       const text = telegram.sent.at(-1)!.text;
       expect(text).toContain(ANSWER);
@@ -153,7 +153,7 @@ voice:
       const before = { voices: telegram.voices.length, sent: telegram.sent.length };
       llm.enqueue({ text: SPOKEN_WORDS }, { text: long });
       await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => telegram.sent.length, { timeout: 15_000 }).toBe(before.sent + 1);
+      await expect.poll(() => telegram.sent.length, { timeout: 30_000 }).toBe(before.sent + 1);
       expect(telegram.voices.length).toBe(before.voices + 1);
       expect(telegram.sent.at(-1)!.text).toContain('That is all.');
       const spoken = elevenlabs.speech.at(-1)!.text;
@@ -167,7 +167,7 @@ voice:
       const sent = telegram.sent.length;
       llm.enqueue({ text: '' });
       await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => telegram.sent.length, { timeout: 15_000 }).toBe(sent + 1);
+      await expect.poll(() => telegram.sent.length, { timeout: 30_000 }).toBe(sent + 1);
       expect(telegram.sent.at(-1)!.text).toContain('could not hear anything');
       expect(llm.chatRequests.length).toBe(before + 1);
       llm.assertDone();
@@ -179,7 +179,7 @@ voice:
       await sendVoiceNote(new Uint8Array(0));
       await sendVoiceNote(Buffer.from('OggS this is not really an ogg file at all, it is cut off'));
       await sendVoiceNote(Buffer.from('%PDF-1.7 not audio'));
-      await expect.poll(() => telegram.sent.length, { timeout: 15_000 }).toBe(before.sent + 4);
+      await expect.poll(() => telegram.sent.length, { timeout: 30_000 }).toBe(before.sent + 4);
       const texts = telegram.sent.slice(before.sent).map((message) => message.text);
       expect(texts[0]).toMatch(/1:01 long.*up to 1:00/);
       expect(texts[1]).toContain('empty');
@@ -196,7 +196,7 @@ voice:
       const before = { voices: telegram.voices.length, sent: telegram.sent.length };
       llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
       await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => telegram.sent.length, { timeout: 15_000 }).toBe(before.sent + 1);
+      await expect.poll(() => telegram.sent.length, { timeout: 30_000 }).toBe(before.sent + 1);
       expect(telegram.sent.at(-1)!.text).toBe(ANSWER);
       await setVoiceReplies(steward.runtime.database, 'local', 'voice');
       llm.enqueue({ text: 'Nothing today.' });
@@ -210,7 +210,7 @@ voice:
           text: 'Anything on today?',
         },
       });
-      await expect.poll(() => telegram.voices.length, { timeout: 15_000 }).toBe(before.voices + 1);
+      await expect.poll(() => telegram.voices.length, { timeout: 30_000 }).toBe(before.voices + 1);
       expect(elevenlabs.speech.at(-1)!.text).toBe('Nothing today.');
       await setVoiceReplies(steward.runtime.database, 'local', 'auto');
       llm.assertDone();

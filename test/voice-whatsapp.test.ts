@@ -85,7 +85,7 @@ voice:
       const before = llm.chatRequests.length;
       llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
       const { mediaId, messageId } = await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => graph.audioSent.length, { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => graph.audioSent.length, { timeout: 30_000 }).toBe(1);
       expect(graph.downloads).toContain(mediaId);
       expect(audioPartOf(llm.chatRequests[before]!)).toEqual({
         data: VOICE_NOTE_OGG.toString('base64'),
@@ -112,7 +112,7 @@ voice:
       llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
       elevenlabs.failNext({ status: 500, json: {} }, { status: 500, json: {} });
       await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => graph.sent.length, { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => graph.sent.length, { timeout: 30_000 }).toBe(1);
       expect(elevenlabs.speech.length).toBe(before.speech + 2);
       expect(graph.sent[0]!.body).toContain(ANSWER);
       expect(graph.sent[0]!.body.toLowerCase()).toContain('voice');
@@ -128,7 +128,7 @@ voice:
       });
       const sent = graph.sent.length;
       await sendVoiceNote(VOICE_NOTE_OGG);
-      await expect.poll(() => graph.sent.length, { timeout: 15_000 }).toBe(sent + 1);
+      await expect.poll(() => graph.sent.length, { timeout: 30_000 }).toBe(sent + 1);
       expect(graph.sent.at(-1)!.body).toContain(ANSWER);
       llm.assertDone();
     });
