@@ -15,7 +15,7 @@ import { storeClip, takeClip } from './voice-clips.ts';
 /* What Steward says about voice on its own. */
 export const NOTHING_HEARD =
   'I could not hear anything in that voice note. Please try again closer to the microphone, or write it out.';
-export const VOICE_UNAVAILABLE = 'Voice replies are unavailable right now, so here is my answer in text.';
+export const VOICE_UNAVAILABLE = "I can't send a voice reply right now, so here is my answer in text.";
 export const NO_SPEECH_MODEL =
   'I cannot listen to voice notes yet: no LLM is configured to transcribe them. Please write it out.';
 
