@@ -34,15 +34,15 @@ function parseSse(body: string): SseEvent[] {
 
 type Trace = {
   turn: { status: string; reply: string };
-  orchestratorCalls: unknown[];
+  orchestrator_calls: unknown[];
   agents: Array<{
-    agentId: string;
-    dependsOn: string[];
+    agent_id: string;
+    depends_on: string[];
     status: string;
     result: string;
-    skillCalls: Array<{ command: string; status: string }>;
+    skill_calls: Array<{ command: string; status: string }>;
   }>;
-  directSkillCalls: unknown[];
+  direct_skill_calls: unknown[];
 };
 
 const DIAMOND = [
@@ -151,15 +151,17 @@ describe('POST /api/chat', () => {
     expect(traced.status).toBe(200);
     const trace = (await traced.json()) as Trace;
     expect(trace.turn).toMatchObject({ status: 'completed', reply: 'Here is your plan for today.' });
-    expect(trace.orchestratorCalls).toHaveLength(3);
-    expect(trace.directSkillCalls).toEqual([]);
-    const agents = [...trace.agents].sort((x, y) => (x.agentId < y.agentId ? -1 : 1));
+    expect(trace.orchestrator_calls).toHaveLength(3);
+    expect(trace.direct_skill_calls).toEqual([]);
+    // One key style throughout: no camelCase key anywhere in the trace.
+    expect(JSON.stringify(trace)).not.toMatch(/"[a-z]+[A-Z][A-Za-z]*":/);
+    const agents = [...trace.agents].sort((x, y) => (x.agent_id < y.agent_id ? -1 : 1));
     expect(
       agents.map((agent) => ({
-        agentId: agent.agentId,
-        dependsOn: agent.dependsOn,
+        agentId: agent.agent_id,
+        dependsOn: agent.depends_on,
         status: agent.status,
-        skillCalls: agent.skillCalls.map((call) => ({ command: call.command, status: call.status })),
+        skillCalls: agent.skill_calls.map((call) => ({ command: call.command, status: call.status })),
       })),
     ).toEqual([
       {

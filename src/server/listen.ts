@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { ConfigError } from '../errors.ts';
+import { ConfigError, StewardError } from '../errors.ts';
 import { isLoopbackHost } from './auth.ts';
 
 export type RunningServer = {
@@ -50,6 +50,20 @@ export async function listen(
         });
       },
     );
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') {
+        const what =
+          error.code === 'EADDRINUSE'
+            ? `port ${options.port} on ${options.host} is already in use`
+            : error.code === 'EACCES'
+              ? `port ${options.port} needs privileges this user lacks`
+              : `${options.host} is not an address of this machine`;
+        const fix =
+          error.code === 'EADDRNOTAVAIL'
+            ? 'set HOST to one of its addresses (127.0.0.1 for this machine only)'
+            : 'set PORT to a free port (e.g. PORT=8788), or stop what holds it';
+        reject(new StewardError('listen_failed', `Cannot listen: ${what}: ${fix}.`, { cause: error }));
+      } else reject(error);
+    });
   });
 }
