@@ -34,7 +34,10 @@ export async function chatCommand(config: ResolvedConfig, options: ChatOptions):
       if (!options.once.trim()) throw new CliExit(EXIT_USAGE, 'steward chat --once needs a message');
       process.on(
         'SIGINT',
-        onInterrupt(() => process.exit(130)),
+        onInterrupt(() => {
+          process.stderr.write('Stopped.\n');
+          process.exit(130);
+        }),
       );
       const reply = await runTurn(session, {
         text: options.once,
