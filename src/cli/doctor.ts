@@ -276,8 +276,7 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);
-    if ((!check.ok || check.note) && check.fix)
-      out.push(`       ${check.ok ? 'hint' : 'fix'}: ${check.fix}`);
+    if ((!check.ok || check.note) && check.fix) out.push(`       ${check.ok ? 'hint' : 'fix'}: ${check.fix}`);
   }
   const failed = checks.filter((check) => !check.ok).length;
   out.push('', failed ? `${failed} check(s) failed: see each fix above.` : 'Every check passed.');
