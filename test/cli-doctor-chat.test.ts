@@ -29,7 +29,9 @@ describe('steward doctor', () => {
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/data_dir\s+\S+\s+from env \(STEWARD_DATA_DIR\)/);
     expect(result.stdout).toMatch(/llm\.base_url\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+from file/);
-    expect(result.stdout).toMatch(/ok {3}database: embedded PGlite in \S+, PostgreSQL \d+\.\d+\S*, schema current/);
+    expect(result.stdout).toMatch(
+      /ok {3}database: embedded PGlite in \S+, PostgreSQL \d+\.\d+\S*, schema current/,
+    );
     expect(result.stdout).toContain(
       `ok   memory search: hybrid (full text + vectors from ${ROLE_MODELS.embeddings})`,
     );

@@ -58,7 +58,9 @@ describe('steward chat progress', () => {
     expect(seen[1]).toContain('/etc is a folder');
     expect(result.stdout).toContain('/new      start a new conversation');
     expect(result.stdout).toContain('Unknown command /frobnicate. /help lists the commands.');
-    expect(result.stdout).toMatch(/user local · conversation \(your latest on the terminal\) · .* turns run in this process/);
+    expect(result.stdout).toMatch(
+      /user local · conversation \(your latest on the terminal\) · .* turns run in this process/,
+    );
     expect(result.stdout).toContain('user local · conversation (new)');
     // Streamed as it came, and not printed a second time at the end.
     expect(result.stdout.split('Streamed reply number 1.')).toHaveLength(2);
@@ -83,7 +85,10 @@ describe('Ctrl-C during a turn', () => {
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
         // Signals sent back to back may merge into one: the second waits for the first's answer.
-        if ((sent === 0 && when.test(stderr)) || (sent === 1 && sent < presses && /cancelling/.test(stderr))) {
+        if (
+          (sent === 0 && when.test(stderr)) ||
+          (sent === 1 && sent < presses && /cancelling/.test(stderr))
+        ) {
           sent++;
           child.kill('SIGINT');
         }
