@@ -99,6 +99,19 @@ describe('POST /api/chat', () => {
     expect(Object.keys(body).sort()).toEqual(['conversationId', 'reply', 'status', 'turnId', 'usage']);
     expect(body).toMatchObject({ reply: 'Added "Book dentist".', status: 'completed' });
     expect(models.sentinelRequests()).toHaveLength(1);
+    // The sentinel's decision, with its reasoning, is in the turn's trace.
+    const trace = (await (await fetch(`${server.url}/api/turns/${String(body.turnId)}`)).json()) as {
+      sentinel_decisions: Array<Record<string, unknown>>;
+    };
+    expect(trace.sentinel_decisions).toEqual([
+      expect.objectContaining({
+        skill: 'tasks.create',
+        command: 'tasks.create --title "Book dentist"',
+        approved: true,
+        reasoning: expect.any(String),
+        execution_id: expect.any(String),
+      }),
+    ]);
     const tasks = await post('/api/run', { user: 'http-json', command: 'tasks.search --status all' });
     const found = (await tasks.json()) as { status: string; content: string };
     expect(found.status).toBe('ok');

@@ -29,7 +29,7 @@ describe('one line with the fix', () => {
     } finally {
       holder.close();
     }
-  });
+  }, 180_000);
 
   it('for a data dir that cannot be created', async () => {
     const file = path.join(tempDir(), 'a-file');
