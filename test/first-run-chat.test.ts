@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 // Each test starts `steward chat` processes: slow on a loaded machine.
-const SLOW = 180_000;
+const SLOW = 240_000;
 
 import { dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
 import { MAIN, NODE_FLAGS, ROOT, runCli } from './support/cli.ts';
@@ -36,7 +36,7 @@ describe('steward chat progress', () => {
         orchestrator: [dispatch(AGENT), getResults(), reply('You have no open tasks.')],
         agents: { lister: [run('tasks.search'), reply('No open tasks.')] },
       });
-      const result = await runCli(['chat', '--once', 'What is open?'], { env });
+      const result = await runCli(['chat', '--once', 'What is open?'], { env, timeoutMs: SLOW });
       models.assertDone();
       expect(result.code).toBe(0);
       expect(result.stdout).toBe('You have no open tasks.\n');
@@ -105,7 +105,7 @@ describe('Ctrl-C during a turn', () => {
           child.kill('SIGINT');
         }
       });
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), SLOW);
       child.on('close', (code) => {
         clearTimeout(timer);
         resolve({ code, stdout, stderr });
