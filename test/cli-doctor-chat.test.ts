@@ -24,6 +24,7 @@ describe('steward doctor', () => {
     });
     const result = await runCli(['doctor'], {
       env: { ...env, STEWARD_API_TOKEN: 'doctor-token-0123456789' },
+      timeoutMs: 170_000,
     });
     fake.assertDone();
     expect(result.code, result.stdout).toBe(0);
@@ -47,6 +48,7 @@ describe('steward doctor', () => {
     const { env } = writeTestConfig(fake.url);
     const result = await runCli(['doctor'], {
       env: { STEWARD_DATA_DIR: env.STEWARD_DATA_DIR!, STEWARD_CONFIG: '/dev/null' },
+      timeoutMs: 170_000,
     });
     expect(result.stdout).toContain('FAIL llm: no LLM endpoint configured');
     expect(result.stdout).toContain(
@@ -60,7 +62,7 @@ describe('steward doctor', () => {
     expect(result.stdout).not.toContain('hybrid (');
     expect(result.stdout).toContain('1 check(s) failed');
     expect(result.code).toBe(1);
-  });
+  }, 180_000);
 
   it('fails when chat completions are refused, or no chat model is configured', async () => {
     const { env } = writeTestConfig(fake.url);
