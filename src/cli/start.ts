@@ -7,6 +7,7 @@ import { mcpHttpRoutes } from '../mcp/index.ts';
 import { createRuntime } from '../runtime.ts';
 import {
   type AuthEnv,
+  assertCanListen,
   assertSafeBinding,
   chatRoutes,
   createServerApp,
@@ -29,6 +30,7 @@ const TURN_GRACE_MS = 25_000;
  */
 export async function startCommand(initial: ResolvedConfig): Promise<void> {
   assertSafeBinding(initial.host, initial.api_token);
+  await assertCanListen({ host: initial.host, port: initial.port });
   let secrets = initial.secrets;
   const { logs } = initial;
   const logger = createLogger({

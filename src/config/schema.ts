@@ -320,7 +320,12 @@ export const configSchema = z
     skills_dir: z.string().min(1).optional(),
     llm: z
       .object({
-        base_url: z.url('must be an http(s) URL').optional(),
+        base_url: z
+          .url({
+            protocol: /^https?$/,
+            message: 'must be an http(s) URL with its scheme, e.g. http://localhost:11434/v1',
+          })
+          .optional(),
         api_key: z.string().min(1).optional(),
         /** Sent as OpenRouter's `HTTP-Referer` / `X-Title` attribution headers. */
         app_name: z.string().default('Steward'),

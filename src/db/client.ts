@@ -325,6 +325,8 @@ function describePgError(error: unknown): string {
 }
 
 export async function serverVersion(database: Queryable): Promise<string> {
-  const rows = await database.query<{ version: string }>('SHOW server_version');
+  const rows = await database.query<{ version: string }>(
+    "SELECT current_setting('server_version') AS version",
+  );
   return rows[0]?.version ?? 'unknown';
 }

@@ -108,7 +108,7 @@ export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Ho
   app.get('/turns/:id', async (c) => {
     const trace = await turnTrace(deps.database, c.req.param('id'));
     // Someone else's turn is as absent as a missing one.
-    if (!trace || !mayRead(c, trace.turn.userId)) {
+    if (!trace || !mayRead(c, trace.turn.user_id)) {
       return c.json({ error: 'not_found', message: `No turn ${c.req.param('id')}.` }, 404);
     }
     return c.json(trace);
