@@ -43,6 +43,11 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'database_url',
     description: 'PostgreSQL server URL; unset = embedded PGlite',
   },
+  {
+    name: 'DATABASE_MAX_CONNECTIONS',
+    key: 'database_max_connections',
+    description: 'PostgreSQL connections per instance (all instances together must fit max_connections)',
+  },
   { name: 'HOST', key: 'host', description: 'address the server listens on' },
   {
     name: 'STEWARD_ALLOWED_HOSTS',

@@ -249,6 +249,8 @@ export const configSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
+    /** PostgreSQL connections one instance may open in all (queries, held turn locks, jobs). */
+    database_max_connections: z.coerce.number().int().min(12).max(1000).default(30),
     host: z.string().min(1).default('127.0.0.1'),
     /** Extra Host names the HTTP server answers to (besides loopback, HOST and STEWARD_PUBLIC_URL). */
     allowed_hosts: z
