@@ -107,8 +107,14 @@ export async function startCluster(options: {
   const post = (index: number, route: string, body: object, headers: Record<string, string> = {}) =>
     fetch(`${instances[index]!.url}${route}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      // A new connection each time: no keep-alive reuse racing the server's idle timeout.
+      headers: { 'content-type': 'application/json', connection: 'close', ...headers },
       body: JSON.stringify(body),
+    }).catch((error: Error) => {
+      const instance = instances[index]!;
+      throw new Error(
+        `POST ${route} to instance ${index} (exit code ${instance.child.exitCode}) failed: ${error.message} ${String((error.cause as Error | undefined)?.message)} ${JSON.stringify(body)}`,
+      );
     });
   return {
     db,
@@ -125,7 +131,10 @@ export async function startCluster(options: {
       await Promise.all(instances.map((instance) => instance.stop('SIGTERM')));
       if (process.env.CLUSTER_LOGS)
         for (const instance of instances)
-          writeFileSync(path.join(process.env.CLUSTER_LOGS, `instance-${instance.index}.log`), instance.output());
+          writeFileSync(
+            path.join(process.env.CLUSTER_LOGS, `instance-${instance.index}.log`),
+            instance.output(),
+          );
       await db.drop().catch(() => undefined);
     },
   };
