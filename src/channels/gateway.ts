@@ -63,6 +63,7 @@ export class Gateway implements GatewayPort {
   readonly #deps: GatewayDeps;
   readonly #adapters: Map<ChannelName, ChannelAdapter>;
   readonly #chats = new KeyedQueue();
+  readonly #processing = new Set<Promise<unknown>>();
   readonly #now: () => Date;
   #started = false;
   readonly #dispatcher: ChatDispatcher;
@@ -151,10 +152,17 @@ export class Gateway implements GatewayPort {
     }
   }
 
+  /**
+   * Stops the channels. Chats being processed get up to 5 s to store their replies, and the
+   * outbox up to 5 s to send what is due, so a reply of a turn that finished while Steward was
+   * stopping leaves now rather than after the restart (anything left is sent then, once).
+   */
   async stop(): Promise<void> {
-    for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
     await this.#dispatcher.stop();
+    await settleWithin([...this.#processing], 5_000);
+    await settleWithin([this.sender.flush()], 5_000);
     await this.sender.stop();
+    for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
     this.#started = false;
   }
 
@@ -177,7 +185,7 @@ export class Gateway implements GatewayPort {
   async processChat(channel: ChannelName, chatId: string): Promise<void> {
     const { database } = this.#deps;
     const key = `${channel}:${chatId}`;
-    await this.#chats.run(key, () =>
+    const work = this.#chats.run(key, () =>
       database.withAdvisoryLock(`channel-chat:${key}`, async () => {
         // From here on a new message of this chat needs a new job (unless this loop sees it).
         this.#dispatcher.started(channel, chatId);
@@ -188,6 +196,12 @@ export class Gateway implements GatewayPort {
         }
       }),
     );
+    this.#processing.add(work);
+    try {
+      await work;
+    } finally {
+      this.#processing.delete(work);
+    }
     this.sender.kick();
   }
 
@@ -368,4 +382,17 @@ export class Gateway implements GatewayPort {
     );
     await queueOutbound(db, parts);
   }
+}
+
+/** Waits for `work` to settle, or `ms`, whichever comes first. */
+async function settleWithin(work: Promise<unknown>[], ms: number): Promise<void> {
+  if (work.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(work),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }

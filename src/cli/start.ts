@@ -18,9 +18,6 @@ import {
   usageRoutes,
 } from '../server/index.ts';
 
-/** How long a stop lets running turns finish before interrupting them (they resume after a restart). */
-const TURN_GRACE_MS = 25_000;
-
 /**
  * `steward start`: owns the data dir, applies migrations, serves HTTP, watches the config
  * file and the skill roots, and on SIGTERM/SIGINT drains: new requests get 503, running turns
@@ -28,6 +25,8 @@ const TURN_GRACE_MS = 25_000;
  */
 export async function startCommand(initial: ResolvedConfig): Promise<void> {
   assertSafeBinding(initial.host, initial.api_token);
+  // How long a stop lets running turns finish before interrupting them (they resume after a restart).
+  const TURN_GRACE_MS = initial.shutdown_grace_seconds * 1000;
   let secrets = initial.secrets;
   const { logs } = initial;
   const logger = createLogger({
@@ -116,12 +115,13 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing running turns');
+    // Still listening while turns finish: every new request, webhooks included, gets 503 with
+    // Retry-After (platforms redeliver, load balancers move on), never a refused connection.
     lifecycle.startDraining();
-    const closed = server.close(TURN_GRACE_MS + 5_000);
     // Running turns finish, or are interrupted after the grace period and answered as such.
     await runtime.engine.shutdown(TURN_GRACE_MS);
     await lifecycle.idle(5_000);
-    await closed;
+    await server.close(5_000);
     await runtime.close();
     logger.info('stopped');
     process.exit(0);

@@ -48,6 +48,11 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'database_max_connections',
     description: 'PostgreSQL connections per instance (all instances together must fit max_connections)',
   },
+  {
+    name: 'STEWARD_SHUTDOWN_GRACE_SECONDS',
+    key: 'shutdown_grace_seconds',
+    description: 'on SIGTERM, seconds running turns get to finish before they are interrupted',
+  },
   { name: 'HOST', key: 'host', description: 'address the server listens on' },
   {
     name: 'STEWARD_ALLOWED_HOSTS',

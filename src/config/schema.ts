@@ -251,6 +251,8 @@ export const configSchema = z
       .optional(),
     /** PostgreSQL connections one instance may open in all (queries, held turn locks, jobs). */
     database_max_connections: z.coerce.number().int().min(12).max(1000).default(30),
+    /** On SIGTERM, how long running turns may finish before they are interrupted (resumed after the restart). */
+    shutdown_grace_seconds: z.coerce.number().min(0).max(3600).default(25),
     host: z.string().min(1).default('127.0.0.1'),
     /** Extra Host names the HTTP server answers to (besides loopback, HOST and STEWARD_PUBLIC_URL). */
     allowed_hosts: z
