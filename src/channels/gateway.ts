@@ -6,10 +6,11 @@ import { StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { appendMessage, createConversation, latestUserConversation } from '../memory/index.ts';
+import { InboundRateLimiter } from '../security/index.ts';
 import { ensureUser, identitiesByPreference, linkIdentity, noteIdentityActivity } from '../users/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
-import { markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
+import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
@@ -64,6 +65,7 @@ export class Gateway implements GatewayPort {
   readonly #adapters: Map<ChannelName, ChannelAdapter>;
   readonly #chats = new KeyedQueue();
   readonly #processing = new Set<Promise<unknown>>();
+  readonly #rateLimiter: InboundRateLimiter;
   readonly #now: () => Date;
   #started = false;
   readonly #dispatcher: ChatDispatcher;
@@ -71,6 +73,7 @@ export class Gateway implements GatewayPort {
   constructor(deps: GatewayDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#rateLimiter = new InboundRateLimiter(deps.database, () => deps.config().limits);
     this.#adapters = new Map(deps.adapters.map((adapter) => [adapter.name, adapter]));
     this.#dispatcher = new ChatDispatcher({
       database: deps.database,
@@ -172,6 +175,14 @@ export class Gateway implements GatewayPort {
    * stored and open, and the sweep queues it.
    */
   async receive(message: InboundMessage): Promise<{ id: number; duplicate: boolean }> {
+    // Rate limits refuse a message before it is stored (429: the platform sends it again);
+    // a redelivery of one already stored is always taken.
+    if (!(await inboundStored(this.#deps.database, message.channel, message.channelMessageId))) {
+      await this.#rateLimiter.check({
+        userId: `${message.channel}:${message.senderId}`,
+        channel: message.channel,
+      });
+    }
     const stored = await storeInbound(this.#deps.database, message);
     if (!stored.duplicate) this.#dispatcher.dispatch(message.channel, message.chatId);
     return stored;

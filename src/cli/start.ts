@@ -5,6 +5,7 @@ import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts'
 import { createLogger, logFilePath } from '../logging/index.ts';
 import { mcpHttpRoutes } from '../mcp/index.ts';
 import { createRuntime } from '../runtime.ts';
+import { InboundRateLimiter } from '../security/index.ts';
 import {
   type AuthEnv,
   assertSafeBinding,
@@ -62,7 +63,14 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   });
   const api = new Hono<AuthEnv>();
   api.route('/', runRoutes(runtime));
-  api.route('/', chatRoutes({ engine: runtime.engine, database }));
+  api.route(
+    '/',
+    chatRoutes({
+      engine: runtime.engine,
+      database,
+      rateLimit: new InboundRateLimiter(database, () => config.get().limits),
+    }),
+  );
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
   api.route('/', tokenRoutes(database));

@@ -47,6 +47,10 @@ export const limitsSchema = z
     agent_concurrency: z.number().int().positive().default(4),
     /** Longest message a turn takes; longer ones are refused with a reply saying so. */
     max_message_chars: z.number().int().min(100).max(1_000_000).default(40_000),
+    /** Inbound messages one user may send per minute (API and channels; 0 = no limit). */
+    inbound_per_user_per_minute: z.coerce.number().int().min(0).default(30),
+    /** Inbound messages one chat channel (telegram, slack, …) takes per minute, all senders (0 = no limit). */
+    inbound_per_channel_per_minute: z.coerce.number().int().min(0).default(600),
   })
   .strict();
 export type Limits = z.infer<typeof limitsSchema>;
