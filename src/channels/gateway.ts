@@ -6,7 +6,7 @@ import { StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { appendMessage, createConversation, latestUserConversation } from '../memory/index.ts';
-import { InboundRateLimiter } from '../security/index.ts';
+import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { ensureUser, identitiesByPreference, linkIdentity, noteIdentityActivity } from '../users/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
@@ -177,11 +177,14 @@ export class Gateway implements GatewayPort {
   async receive(message: InboundMessage): Promise<{ id: number; duplicate: boolean }> {
     // Rate limits refuse a message before it is stored (429: the platform sends it again);
     // a redelivery of one already stored is always taken.
-    if (!(await inboundStored(this.#deps.database, message.channel, message.channelMessageId))) {
+    try {
       await this.#rateLimiter.check({
         userId: `${message.channel}:${message.senderId}`,
         channel: message.channel,
       });
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      if (!(await inboundStored(this.#deps.database, message.channel, message.channelMessageId))) throw error;
     }
     const stored = await storeInbound(this.#deps.database, message);
     if (!stored.duplicate) this.#dispatcher.dispatch(message.channel, message.chatId);
