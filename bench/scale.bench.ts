@@ -38,7 +38,10 @@ async function run(instances: number): Promise<{ perSecond: number; latencies: n
           // A conversation's messages one after another, each to the next instance.
           for (let k = 0; k < MESSAGES; k++) {
             const sent = performance.now();
-            const response = await cluster.chat((n + k) % instances, { user: `bench-${n}`, text: `c${n} m${k}` });
+            const response = await cluster.chat((n + k) % instances, {
+              user: `bench-${n}`,
+              text: `c${n} m${k}`,
+            });
             const body = (await response.json()) as { status?: string };
             if (response.status !== 200 || body.status !== 'completed') failed++;
             latencies.push(performance.now() - sent);
@@ -60,7 +63,8 @@ const bench: Bench = async () => {
   if (!server) {
     return {
       title,
-      description: 'Skipped: no PostgreSQL server answers (BENCH_DATABASE_URL / TEST_DATABASE_URL / 127.0.0.1:5432).',
+      description:
+        'Skipped: no PostgreSQL server answers (BENCH_DATABASE_URL / TEST_DATABASE_URL / 127.0.0.1:5432).',
       columns: ['instances'],
       rows: [],
     };
