@@ -209,6 +209,7 @@ describe.skipIf(!server)('three instances on one PostgreSQL database', { timeout
         );
       }
     }
-    expect(fake.chatRequests).toHaveLength(total);
+    // Every turn asked the model (a call retried after a slow answer may be asked twice).
+    expect(new Set(fake.chatRequests.map(ownText)).size).toBe(total);
   });
 });

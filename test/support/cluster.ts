@@ -49,7 +49,7 @@ export type Cluster = {
   chat(index: number, body: Record<string, unknown>): Promise<Response>;
   /** POST /webhooks/telegram on instance `index` with the secret. */
   telegram(index: number, update: object): Promise<Response>;
-  /** Starts instance `index` again (after it stopped) on its port, data dir and database. */
+  /** Starts instance `index` again (after it stopped) on its data dir and database, on a new port. */
   restart(index: number): Promise<Instance>;
   stop(): Promise<void>;
 };
@@ -124,6 +124,8 @@ export async function startCluster(options: {
     telegram: (index, update) =>
       post(index, '/webhooks/telegram', update, { 'x-telegram-bot-api-secret-token': TELEGRAM_SECRET }),
     restart: async (index) => {
+      // A fresh port: the old one may have been taken by anything on the machine meanwhile.
+      envs[index] = { ...envs[index]!, PORT: String(await freePort()) };
       instances[index] = await launch(index);
       return instances[index]!;
     },
