@@ -53,6 +53,11 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'shutdown_grace_seconds',
     description: 'on SIGTERM, seconds running turns get to finish before they are interrupted',
   },
+  {
+    name: 'STEWARD_SKILLS_POLL_SECONDS',
+    key: 'skills_poll_seconds',
+    description: 'poll the skills dir every N seconds (shared network volume); 0 = change events',
+  },
   { name: 'HOST', key: 'host', description: 'address the server listens on' },
   {
     name: 'STEWARD_ALLOWED_HOSTS',

@@ -257,6 +257,8 @@ export const configSchema = z
     database_max_connections: z.coerce.number().int().min(12).max(1000).default(30),
     /** On SIGTERM, how long running turns may finish before they are interrupted (resumed after the restart). */
     shutdown_grace_seconds: z.coerce.number().min(0).max(3600).default(25),
+    /** Poll the user skills dir every this many seconds instead of relying on change events (0 = events). */
+    skills_poll_seconds: z.coerce.number().min(0).max(3600).default(0),
     host: z.string().min(1).default('127.0.0.1'),
     /** Extra Host names the HTTP server answers to (besides loopback, HOST and STEWARD_PUBLIC_URL). */
     allowed_hosts: z
