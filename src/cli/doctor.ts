@@ -10,6 +10,7 @@ import { openDatabase, readLockOwner, serverVersion } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
+import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';
 
 type Check = { name: string; ok: boolean; detail: string; fix?: string };
@@ -21,6 +22,7 @@ const SECRET_KEYS = new Set([
   'database_url',
   'metrics_token',
   'alerts.webhook_url',
+  'voice.elevenlabs.api_key',
 ]);
 
 function settingLines(config: ResolvedConfig): string[] {
@@ -41,6 +43,9 @@ function settingLines(config: ResolvedConfig): string[] {
     ['spend.daily_soft_usd', config.spend.daily_soft_usd],
     ['spend.daily_hard_usd', config.spend.daily_hard_usd],
     ['tracing.otlp_endpoint', config.tracing.otlp_traces_endpoint ?? config.tracing.otlp_endpoint],
+    ['voice.elevenlabs.api_key', config.voice.elevenlabs.api_key],
+    ['voice.elevenlabs.voice_id', config.voice.elevenlabs.voice_id],
+    ['voice.elevenlabs.api_url', config.voice.elevenlabs.api_url],
   ];
   for (const [role, spec] of Object.entries(config.roster.roles)) {
     values.push([`llm.roles.${role}.model`, spec ? [spec.model, ...spec.fallbacks].join(' → ') : undefined]);
@@ -220,6 +225,7 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   );
   checks.push(...(await channelChecks(config)));
   checks.push(tracingCheck(config));
+  checks.push(...(await voiceChecks(config)));
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);

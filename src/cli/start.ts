@@ -17,6 +17,7 @@ import {
   runRoutes,
   tokenRoutes,
   usageRoutes,
+  voiceRoutes,
 } from '../server/index.ts';
 
 /**
@@ -74,6 +75,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
   api.route('/', tokenRoutes(database));
+  api.route('/', voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get() }));
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
     database,
