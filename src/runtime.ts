@@ -100,6 +100,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       { dir: initial.skillsDir, source: 'user' },
     ],
     logger,
+    pollMs: initial.skills_poll_seconds * 1000,
   });
   skills.load();
   const handlers = builtinHandlers();

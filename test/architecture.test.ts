@@ -15,6 +15,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** Every table the migrations create, and the folder under src/ that owns it. */
 const OWNERS: Record<string, string> = {
+  inbound_rate_windows: 'security',
   users: 'users',
   channel_identities: 'users',
   api_tokens: 'users',
