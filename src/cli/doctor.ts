@@ -68,11 +68,7 @@ async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
           detail: `embedded PGlite in ${config.dataDir}, owned by Steward process ${owner.pid} on port ${owner.port}: ${response.ok ? 'ready' : body.reason}`,
           fix: response.ok ? undefined : 'see that server’s log',
         },
-        {
-          name: 'vectors',
-          ok: body.vector === true,
-          detail: body.vector ? 'pgvector available' : 'no pgvector',
-        },
+        vectorsCheck(config, body.vector === true),
       ];
     } catch (error) {
       return [
@@ -95,18 +91,7 @@ async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
           : 'PostgreSQL server (DATABASE_URL)';
       return [
         { name: 'database', ok: true, detail: `${backend}, PostgreSQL ${version}` },
-        database.hasVector
-          ? {
-              name: 'vectors',
-              ok: true,
-              detail: 'pgvector available: memory search is hybrid (full text + vectors)',
-            }
-          : {
-              name: 'vectors',
-              ok: false,
-              detail: 'the vector extension is not installed: memory search uses full text only',
-              fix: 'install pgvector on the server (CREATE EXTENSION vector), or use the embedded database',
-            },
+        vectorsCheck(config, database.hasVector),
       ];
     } finally {
       await database.close();
@@ -124,6 +109,33 @@ async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
       },
     ];
   }
+}
+
+/** What memory search runs on: hybrid only with pgvector and an embeddings model both. */
+function vectorsCheck(config: ResolvedConfig, hasVector: boolean): Check {
+  const model = config.roster.roles.embeddings?.model;
+  if (!hasVector) {
+    return {
+      name: 'vectors',
+      ok: false,
+      detail: 'the vector extension is not installed: memory search uses full text only',
+      fix: 'install pgvector on the server (CREATE EXTENSION vector), or use the embedded database',
+    };
+  }
+  if (!model) {
+    return {
+      name: 'vectors',
+      ok: true,
+      detail:
+        'pgvector available, but no embedding model is configured: memory search uses full text only ' +
+        '(set LLM_EMBEDDINGS_MODEL to search by meaning too)',
+    };
+  }
+  return {
+    name: 'vectors',
+    ok: true,
+    detail: `pgvector available and embedding model ${model} configured: memory search is hybrid (full text + vectors)`,
+  };
 }
 
 async function llmCheck(config: ResolvedConfig): Promise<Check> {

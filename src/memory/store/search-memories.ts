@@ -1,7 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import { errorMessage } from '../../errors.ts';
 import { MEMORY_COLUMNS, toMemory, vectorLiteral } from './rows.ts';
-import { anyWordQuery, normalizeTags } from './text.ts';
+import { normalizeTags, type QueryParts, queryParts } from './text.ts';
 import type { Memory, MemoryCategory, QueryEmbedder } from './types.ts';
 
 export type MemorySearch = {
@@ -142,10 +142,30 @@ function buildFilters(userId: string, search: MemorySearch): Filters {
   return { params, where };
 }
 
+/** BM25's term-frequency saturation and length normalization (Robertson & Zaragoza's defaults). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
 /**
- * Memories matching every word (web-search syntax) first, by cover density. Only when they
- * are fewer than `enough`, memories sharing any word follow: ranking those reads every row
- * with a frequent word, so it runs only when needed.
+ * Terms weigh idf^IDF_POWER: above 1, a query's rare word outweighs several common ones (names,
+ * dates, "said"), which is what a partial match should be judged by. Tuned on
+ * test/support/fixtures/memory-eval (bench/memory-search.bench.ts reports recall).
+ */
+const IDF_POWER = 1.5;
+/** The rows the first, pruned pass may read before it is not worth pruning. */
+const PRUNED_ROWS = 2_000;
+
+type QueryTerm = { term: string; docCount: number; weight: number };
+
+/**
+ * BM25 over the user's stemmed search_vector lexemes, with per-user inverse document frequency
+ * (memory_term_stats, kept by triggers), presence rather than counts (memories are short), and
+ * idf^1.5 weights so that partial matches are scored by weighted coverage: a memory holding the
+ * query's one rare word beats one holding its three common words. `"exact phrase"` matches
+ * come first; `-word` excludes.
+ *
+ * Max-score pruning: memories are first read only where they hold one of the rarest terms; when
+ * the `enough`-th score is above anything the other terms alone could reach, that ranking is
+ * exact and the rows sharing only common words are never read.
  */
 async function fullTextRanking(
   db: Database,
@@ -153,29 +173,93 @@ async function fullTextRanking(
   query: string,
   enough: number,
 ): Promise<RankedRow[]> {
-  const anyWord = anyWordQuery(query);
-  if (!anyWord) return [];
+  const parts = queryParts(query);
+  if (parts.wanted.length === 0) return [];
+  const statsRows = await db.query<{ term: string; df: number; docs: number | null; total_length: number | null }>(
+    `WITH q AS (SELECT DISTINCT t.lexeme FROM unnest(to_tsvector('english', $2)) t)
+     SELECT q.lexeme AS term, COALESCE(s.doc_count, 0) AS df, u.doc_count AS docs, u.total_length
+     FROM q LEFT JOIN memory_term_stats s ON s.user_id = $1 AND s.term = q.lexeme
+       LEFT JOIN memory_user_stats u ON u.user_id = $1`,
+    [base.params[0], parts.wanted.join(' ')],
+  );
+  const docs = Number(statsRows[0]?.docs ?? 0);
+  if (docs <= 0) return [];
+  const averageLength = Math.max(1, Number(statsRows[0]?.total_length ?? 0) / docs);
+  const terms: QueryTerm[] = statsRows
+    .map((row) => ({ term: row.term, docCount: Number(row.df) }))
+    .filter((term) => term.docCount > 0)
+    .map((term) => {
+      const idf = Math.log(1 + (docs - term.docCount + 0.5) / (term.docCount + 0.5));
+      return { ...term, weight: idf ** IDF_POWER };
+    })
+    // Rarest first; ties by term, so the same query always runs the same SQL.
+    .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
+  if (terms.length === 0) return [];
+
+  const phrase = query.includes('"');
+  // The best length factor a memory can have (length → 0).
+  const maxNorm = (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B));
+  let essential = terms.length;
+  if (!phrase) {
+    essential = 1;
+    let rows = terms[0]!.docCount;
+    while (essential < terms.length && rows + terms[essential]!.docCount <= PRUNED_ROWS) {
+      rows += terms[essential]!.docCount;
+      essential++;
+    }
+  }
+  const rank = (count: number) => scoredRanking(db, base, query, parts, terms, count, averageLength);
+  if (essential < terms.length) {
+    const pruned = await rank(essential);
+    const rest = terms.slice(essential).reduce((sum, term) => sum + term.weight, 0) * maxNorm;
+    const floor = pruned[enough - 1]?.score;
+    if (floor !== undefined && floor > rest) return pruned;
+  }
+  return rank(terms.length);
+}
+
+/** Ranks the memories holding any of the first `essential` terms, scored over all terms. */
+async function scoredRanking(
+  db: Database,
+  base: Filters,
+  query: string,
+  parts: QueryParts,
+  terms: readonly QueryTerm[],
+  essential: number,
+  averageLength: number,
+): Promise<Array<RankedRow & { score: number }>> {
   const params = [...base.params];
-  const web = `websearch_to_tsquery('english', $${params.push(query)})`;
-  const all = await db.query<{ id: string; importance: number }>(
-    `SELECT m.id, m.importance FROM memory_entries m
-     WHERE ${[...base.where, `m.search_vector @@ ${web}`].join(' AND ')}
-     ORDER BY ts_rank_cd(m.search_vector, ${web}) DESC, m.importance DESC, m.id
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const matches = terms.map(
+    (term) => `CASE WHEN m.search_vector @@ ${param(lexemeQuery([term.term]))}::tsquery THEN ${term.weight} ELSE 0 END`,
+  );
+  const norm = `${BM25_K1 + 1} / (${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(m.search_vector) / ${averageLength}::float8) + 1)`;
+  const where = [
+    ...base.where,
+    `m.search_vector @@ ${param(lexemeQuery(terms.slice(0, essential).map((term) => term.term)))}::tsquery`,
+  ];
+  if (parts.unwanted.length > 0) {
+    where.push(`NOT (m.search_vector @@ to_tsquery('english', ${param(parts.unwanted.join(' | '))}))`);
+  }
+  const order = ['score DESC', 'm.importance DESC', 'm.id'];
+  if (query.includes('"')) order.unshift(`(m.search_vector @@ websearch_to_tsquery('english', ${param(query)})) DESC`);
+  const rows = await db.query<{ id: string; importance: number; score: number }>(
+    `SELECT m.id, m.importance, (${matches.join(' + ')}) * (${norm}) AS score
+     FROM memory_entries m
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${order.join(', ')}
      LIMIT ${CANDIDATES}`,
     params,
   );
-  const ranking = all.map((row) => ({ id: row.id, importance: Number(row.importance) }));
-  if (ranking.length >= enough) return ranking;
-  const any = `to_tsquery('english', $${params.push(anyWord)})`;
-  const some = await db.query<{ id: string; importance: number }>(
-    `SELECT m.id, m.importance FROM memory_entries m
-     WHERE ${[...base.where, `m.search_vector @@ ${any}`, `NOT (m.search_vector @@ ${web})`].join(' AND ')}
-     ORDER BY ts_rank_cd(m.search_vector, ${any}) DESC, m.importance DESC, m.id
-     LIMIT ${CANDIDATES - ranking.length}`,
-    params,
-  );
-  return [...ranking, ...some.map((row) => ({ id: row.id, importance: Number(row.importance) }))];
+  return rows.map((row) => ({ id: row.id, importance: Number(row.importance), score: Number(row.score) }));
 }
+
+/** A tsquery matching any of the lexemes, taken literally (already stemmed). */
+function lexemeQuery(lexemes: readonly string[]): string {
+  return lexemes.map((lexeme) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
+}
+
+const NOT_CONFIGURED = 'no embedding model is configured';
 
 type VectorRanking = { ok: true; ranking: RankedRow[] } | { ok: false; reason: string };
 
@@ -189,7 +273,9 @@ async function vectorRanking(
   if (!db.hasVector) {
     return { ok: false, reason: 'the vector extension (pgvector) is not installed in this database' };
   }
-  if (!options.embedder) return { ok: false, reason: 'no embeddings model is configured' };
+  if (!options.embedder || options.embedder.configured?.() === false) {
+    return { ok: false, reason: NOT_CONFIGURED };
+  }
   if (!query) return { ok: false, reason: 'the query is empty' };
   // Spare the embeddings call when nothing could match it.
   const embedded = await db.query<{ embedding_model: string }>(
@@ -206,7 +292,7 @@ async function vectorRanking(
     options.signal?.throwIfAborted();
     return { ok: false, reason: `embedding the query failed (${errorMessage(error)})` };
   }
-  if (!embedding) return { ok: false, reason: 'no embeddings model is configured' };
+  if (!embedding) return { ok: false, reason: NOT_CONFIGURED };
   const { vector, model } = embedding;
   if (vector.length === 0 || !vector.every(Number.isFinite)) {
     return { ok: false, reason: `the ${model} embedding of the query is not a usable vector` };
