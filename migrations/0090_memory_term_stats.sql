@@ -73,29 +73,15 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- Updates are per row, and only rows whose user, search_vector or liveness changed fire it
+-- (the trigger's WHEN): touching accessed_at or decaying importance costs nothing here.
 CREATE FUNCTION memory_stats_after_update() RETURNS trigger
   LANGUAGE plpgsql AS $$
 BEGIN
-  -- Rows whose user, search_vector or liveness changed: touching accessed_at or decaying
-  -- importance returns here without unnesting a single lexeme.
-  IF NOT EXISTS (
-    SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
-    WHERE (o.archived_at IS NULL) <> (n.archived_at IS NULL)
-      OR n.user_id <> o.user_id OR n.search_vector <> o.search_vector
-  ) THEN
-    RETURN NULL;
-  END IF;
-
-  WITH pairs AS (
-    SELECT o.user_id AS old_user, o.search_vector AS old_vector, o.archived_at IS NULL AS old_live,
-      n.user_id AS new_user, n.search_vector AS new_vector, n.archived_at IS NULL AS new_live
-    FROM old_rows o JOIN new_rows n ON n.id = o.id
-    WHERE (o.archived_at IS NULL) <> (n.archived_at IS NULL)
-      OR n.user_id <> o.user_id OR n.search_vector <> o.search_vector
-  ), changed AS (
-    SELECT old_user AS user_id, old_vector AS search_vector, -1 AS sign FROM pairs WHERE old_live
+  WITH changed AS (
+    SELECT OLD.user_id AS user_id, OLD.search_vector AS search_vector, -1 AS sign WHERE OLD.archived_at IS NULL
     UNION ALL
-    SELECT new_user, new_vector, 1 FROM pairs WHERE new_live
+    SELECT NEW.user_id, NEW.search_vector, 1 WHERE NEW.archived_at IS NULL
   ), terms AS (
     SELECT c.user_id, t.lexeme AS term, sum(c.sign)::int AS delta
     FROM changed c, unnest(c.search_vector) t
@@ -121,8 +107,10 @@ CREATE TRIGGER memory_stats_insert AFTER INSERT ON memory_entries
   REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION memory_stats_after_insert();
 CREATE TRIGGER memory_stats_update AFTER UPDATE ON memory_entries
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION memory_stats_after_update();
+  FOR EACH ROW
+  WHEN ((OLD.archived_at IS NULL) <> (NEW.archived_at IS NULL)
+    OR OLD.user_id <> NEW.user_id OR OLD.search_vector <> NEW.search_vector)
+  EXECUTE FUNCTION memory_stats_after_update();
 CREATE TRIGGER memory_stats_delete AFTER DELETE ON memory_entries
   REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION memory_stats_after_delete();

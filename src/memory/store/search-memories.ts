@@ -144,13 +144,13 @@ function buildFilters(userId: string, search: MemorySearch): Filters {
 
 /** BM25's term-frequency saturation and length normalization (Robertson & Zaragoza's defaults). */
 const BM25_K1 = 1.2;
-const BM25_B = 0.75;
+const BM25_B = 0.1;
 /**
  * Terms weigh idf^IDF_POWER: above 1, a query's rare word outweighs several common ones (names,
  * dates, "said"), which is what a partial match should be judged by. Tuned on
  * test/support/fixtures/memory-eval (bench/memory-search.bench.ts reports recall).
  */
-const IDF_POWER = 1.5;
+const IDF_POWER = 1.25;
 /** The rows the first, pruned pass may read before it is not worth pruning. */
 const PRUNED_ROWS = 2_000;
 
@@ -159,7 +159,7 @@ type QueryTerm = { term: string; docCount: number; weight: number };
 /**
  * BM25 over the user's stemmed search_vector lexemes, with per-user inverse document frequency
  * (memory_term_stats, kept by triggers), presence rather than counts (memories are short), and
- * idf^1.5 weights so that partial matches are scored by weighted coverage: a memory holding the
+ * idf^1.25 weights so that partial matches are scored by weighted coverage: a memory holding the
  * query's one rare word beats one holding its three common words. `"exact phrase"` matches
  * come first; `-word` excludes.
  *
@@ -175,7 +175,12 @@ async function fullTextRanking(
 ): Promise<RankedRow[]> {
   const parts = queryParts(query);
   if (parts.wanted.length === 0) return [];
-  const statsRows = await db.query<{ term: string; df: number; docs: number | null; total_length: number | null }>(
+  const statsRows = await db.query<{
+    term: string;
+    df: number;
+    docs: number | null;
+    total_length: number | null;
+  }>(
     `WITH q AS (SELECT DISTINCT t.lexeme FROM unnest(to_tsvector('english', $2)) t)
      SELECT q.lexeme AS term, COALESCE(s.doc_count, 0) AS df, u.doc_count AS docs, u.total_length
      FROM q LEFT JOIN memory_term_stats s ON s.user_id = $1 AND s.term = q.lexeme
@@ -196,53 +201,84 @@ async function fullTextRanking(
     .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
   if (terms.length === 0) return [];
 
-  const phrase = query.includes('"');
-  // The best length factor a memory can have (length → 0).
+  const lexemes = terms.map((term) => quoteLexeme(term.term));
+  const rank = (candidates: string) =>
+    scoredRanking(db, base, query, parts, terms, lexemes, candidates, averageLength);
+  // With an exact phrase, or few rows holding any term, one pass reads them all.
+  const total = terms.reduce((sum, term) => sum + term.docCount, 0);
+  if (query.includes('"') || total <= PRUNED_ROWS) return rank(lexemes.join(' | '));
+
+  // Max-score pruning. Essential: the rarest terms, as many as PRUNED_ROWS rows allow. A
+  // memory holding none of them and at most r - 1 of the m common terms scores at most the
+  // r - 1 largest common weights at the best length factor; so reading the memories that hold
+  // an essential term or at least r common terms is exact for the first `enough` whenever the
+  // `enough`-th score found is above that bound. r starts at m (all common terms: a GIN
+  // intersection, cheap however common each term is) and falls until the bound holds.
+  let essential = 0;
+  for (let rows = 0; essential < terms.length && rows + terms[essential]!.docCount <= PRUNED_ROWS; ) {
+    rows += terms[essential]!.docCount;
+    essential++;
+  }
   const maxNorm = (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B));
-  let essential = terms.length;
-  if (!phrase) {
-    essential = 1;
-    let rows = terms[0]!.docCount;
-    while (essential < terms.length && rows + terms[essential]!.docCount <= PRUNED_ROWS) {
-      rows += terms[essential]!.docCount;
-      essential++;
-    }
+  const rare = lexemes.slice(0, essential);
+  const common = lexemes.slice(essential);
+  const commonWeights = terms.slice(essential).map((term) => term.weight);
+  // With one common term, r = 2 reads the rare terms' memories alone.
+  for (let r = Math.max(common.length, 2); r > 1; r--) {
+    const groups = combinations(common, r);
+    if (groups.length > MAX_GROUPS) break;
+    if (groups.length === 0 && rare.length === 0) continue;
+    const candidates = [...rare, ...groups.map((group) => `(${group.join(' & ')})`)].join(' | ');
+    const ranking = await rank(candidates);
+    // commonWeights is sorted descending: the r - 1 largest come first.
+    const bound = commonWeights.slice(0, r - 1).reduce((sum, weight) => sum + weight, 0) * maxNorm;
+    const floor = ranking[enough - 1]?.score;
+    if (floor !== undefined && floor > bound) return ranking;
   }
-  const rank = (count: number) => scoredRanking(db, base, query, parts, terms, count, averageLength);
-  if (essential < terms.length) {
-    const pruned = await rank(essential);
-    const rest = terms.slice(essential).reduce((sum, term) => sum + term.weight, 0) * maxNorm;
-    const floor = pruned[enough - 1]?.score;
-    if (floor !== undefined && floor > rest) return pruned;
-  }
-  return rank(terms.length);
+  return rank(lexemes.join(' | '));
 }
 
-/** Ranks the memories holding any of the first `essential` terms, scored over all terms. */
+/** The most AND groups one pruned pass may OR together (C(m, r) of them). */
+const MAX_GROUPS = 10;
+
+/** Every way to choose `size` of `items`, in order. */
+function combinations<T>(items: readonly T[], size: number): T[][] {
+  if (size === 0) return [[]];
+  const out: T[][] = [];
+  for (let index = 0; index + size <= items.length; index++) {
+    for (const rest of combinations(items.slice(index + 1), size - 1)) out.push([items[index]!, ...rest]);
+  }
+  return out;
+}
+
+/**
+ * Ranks the memories matching `candidates` (a tsquery over the terms' quoted lexemes), scored
+ * over all terms: Σ weight of the terms a memory holds × the BM25 length factor.
+ */
 async function scoredRanking(
   db: Database,
   base: Filters,
   query: string,
   parts: QueryParts,
   terms: readonly QueryTerm[],
-  essential: number,
+  lexemes: readonly string[],
+  candidates: string,
   averageLength: number,
 ): Promise<Array<RankedRow & { score: number }>> {
   const params = [...base.params];
   const param = (value: unknown) => `$${params.push(value)}`;
   const matches = terms.map(
-    (term) => `CASE WHEN m.search_vector @@ ${param(lexemeQuery([term.term]))}::tsquery THEN ${term.weight} ELSE 0 END`,
+    (term, index) =>
+      `CASE WHEN m.search_vector @@ ${param(lexemes[index])}::tsquery THEN ${term.weight} ELSE 0 END`,
   );
   const norm = `${BM25_K1 + 1} / (${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(m.search_vector) / ${averageLength}::float8) + 1)`;
-  const where = [
-    ...base.where,
-    `m.search_vector @@ ${param(lexemeQuery(terms.slice(0, essential).map((term) => term.term)))}::tsquery`,
-  ];
+  const where = [...base.where, `m.search_vector @@ ${param(candidates)}::tsquery`];
   if (parts.unwanted.length > 0) {
     where.push(`NOT (m.search_vector @@ to_tsquery('english', ${param(parts.unwanted.join(' | '))}))`);
   }
   const order = ['score DESC', 'm.importance DESC', 'm.id'];
-  if (query.includes('"')) order.unshift(`(m.search_vector @@ websearch_to_tsquery('english', ${param(query)})) DESC`);
+  if (query.includes('"'))
+    order.unshift(`(m.search_vector @@ websearch_to_tsquery('english', ${param(query)})) DESC`);
   const rows = await db.query<{ id: string; importance: number; score: number }>(
     `SELECT m.id, m.importance, (${matches.join(' + ')}) * (${norm}) AS score
      FROM memory_entries m
@@ -254,9 +290,9 @@ async function scoredRanking(
   return rows.map((row) => ({ id: row.id, importance: Number(row.importance), score: Number(row.score) }));
 }
 
-/** A tsquery matching any of the lexemes, taken literally (already stemmed). */
-function lexemeQuery(lexemes: readonly string[]): string {
-  return lexemes.map((lexeme) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
+/** A lexeme as a tsquery operand, taken literally (it is already stemmed). */
+function quoteLexeme(lexeme: string): string {
+  return `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }
 
 const NOT_CONFIGURED = 'no embedding model is configured';

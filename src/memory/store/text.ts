@@ -53,9 +53,9 @@ export type QueryParts = { wanted: string[]; unwanted: string[] };
 export function queryParts(text: string): QueryParts {
   const tokens = text.split(/\s+/);
   const unwanted = [...new Set(tokens.filter((token) => token.startsWith('-')).flatMap(contentWords))];
-  const wanted = [
-    ...new Set(tokens.filter((token) => !token.startsWith('-')).flatMap(contentWords)),
-  ].filter((word) => !unwanted.includes(word));
+  const wanted = [...new Set(tokens.filter((token) => !token.startsWith('-')).flatMap(contentWords))].filter(
+    (word) => !unwanted.includes(word),
+  );
   return { wanted, unwanted };
 }
 
