@@ -23,7 +23,8 @@ describe('steward doctor', () => {
     expect(result.stdout).toMatch(/data_dir\s+\S+\s+from env \(STEWARD_DATA_DIR\)/);
     expect(result.stdout).toMatch(/llm\.base_url\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+from file/);
     expect(result.stdout).toContain('ok   database: embedded PGlite');
-    expect(result.stdout).toContain('ok   vectors: pgvector available');
+    expect(result.stdout).toContain('ok   vectors: pgvector available and embedding model');
+    expect(result.stdout).toContain('memory search is hybrid (full text + vectors)');
     expect(result.stdout).toContain('ok   llm: openai-compatible');
     expect(result.stdout).toContain(`ok   embeddings: model ${ROLE_MODELS.embeddings}`);
     expect(result.stdout).not.toContain('doctor-token-0123456789');
@@ -40,6 +41,11 @@ describe('steward doctor', () => {
       'fix: set OPENROUTER_API_KEY, or LLM_BASE_URL (+ LLM_API_KEY) and LLM_MODEL',
     );
     expect(result.stdout).toContain('FAIL embeddings: no embeddings model: vector memory search is off');
+    // Vectors are off without an embedding model: doctor must not also call search hybrid.
+    expect(result.stdout).toContain(
+      'ok   vectors: pgvector available, but no embedding model is configured: memory search uses full text only',
+    );
+    expect(result.stdout).not.toContain('is hybrid');
   });
 
   it('fails with the fix when the database cannot be reached', async () => {
