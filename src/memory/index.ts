@@ -1,4 +1,10 @@
-export { COMPACTION_JOB, EMBED_JOB, enqueueCompaction, registerMemoryJobs } from './background.ts';
+export {
+  COMPACTION_JOB,
+  EMBED_JOB,
+  enqueueCompaction,
+  registerMemoryJobs,
+  VECTOR_INDEX_JOB,
+} from './background.ts';
 export {
   appendMessage,
   type Conversation,
@@ -15,6 +21,7 @@ export {
 } from './conversations.ts';
 export { latestUserConversation } from './latest-user-conversation.ts';
 export {
+  buildVectorIndexes,
   type DecayOptions,
   type DecayResult,
   DUPLICATE_SIMILARITY,
@@ -39,6 +46,7 @@ export {
   type MemorySourceType,
   memoriesForContext,
   type NewMemory,
+  nearestMemoryIds,
   type PendingEmbedding,
   pendingEmbeddings,
   type QueryEmbedder,
@@ -53,6 +61,7 @@ export {
   saveMemory,
   searchMemories,
   storeEmbedding,
+  VECTOR_INDEX_MIN_ROWS,
 } from './store/index.ts';
 export {
   allOpenTurns,

@@ -3,6 +3,7 @@ import { errorMessage } from '../../errors.ts';
 import { MEMORY_COLUMNS, toMemory, vectorLiteral } from './rows.ts';
 import { normalizeTags, type QueryParts, queryParts } from './text.ts';
 import type { Memory, MemoryCategory, QueryEmbedder } from './types.ts';
+import { vectorIndexExists } from './vector-index.ts';
 
 export type MemorySearch = {
   /** Natural language; web-search syntax (`"exact phrase"`, `-word`) is honoured. */
@@ -46,6 +47,8 @@ export type SearchMemoriesOptions = {
   minSimilarity?: number;
   /** Set accessed_at of the memories returned (default true). */
   touch?: boolean;
+  /** Use the HNSW index when the vector-index job has built one (default true); false scans exactly. */
+  approximate?: boolean;
 };
 
 export const MAX_SEARCH_LIMIT = 20;
@@ -343,21 +346,7 @@ async function vectorRanking(
     if (same.length === 0) return { ok: false, reason: `no memories are embedded with ${model} yet` };
   }
 
-  const params = [...filters.params];
-  const modelParam = `$${params.push(model)}`;
-  const dimsParam = `$${params.push(vector.length)}`;
-  const vectorParam = `$${params.push(vectorLiteral(vector))}::vector`;
-  // Dimensions are checked in the CASE, not in WHERE: as a filter the planner misjudges it and
-  // picks a nested loop that is 4× slower at 100k memories.
-  const rows = await db.query<{ id: string; importance: number; distance: number | null }>(
-    `SELECT m.id, m.importance,
-       CASE WHEN vector_dims(e.embedding) = ${dimsParam} THEN e.embedding <=> ${vectorParam} END AS distance
-     FROM memory_embeddings e JOIN memory_entries m ON m.id = e.memory_id
-     WHERE ${[...filters.where, 'm.embedded_at IS NOT NULL', `m.embedding_model = ${modelParam}`].join(' AND ')}
-     ORDER BY distance NULLS LAST, m.id
-     LIMIT ${CANDIDATES}`,
-    params,
-  );
+  const rows = await nearestRows(db, filters, vector, model, options.approximate !== false);
   const maxDistance = 1 - (options.minSimilarity ?? 0.2);
   return {
     ok: true,
@@ -365,6 +354,88 @@ async function vectorRanking(
       .filter((row) => row.distance !== null && Number(row.distance) <= maxDistance)
       .map((row) => ({ id: row.id, importance: Number(row.importance) })),
   };
+}
+
+type NearRow = { id: string; importance: number; distance: number | null };
+
+/**
+ * The CANDIDATES memories nearest to `vector` among the filtered ones embedded with `model`.
+ * With `approximate` and an HNSW index for the vector's dimensions (vector-index.ts), an index
+ * scan with pgvector's iterative scan (which keeps reading the graph until enough rows pass the
+ * filters); when it finds fewer than CANDIDATES (a filter that few memories pass), the exact
+ * scan answers instead.
+ */
+async function nearestRows(
+  db: Database,
+  filters: Filters,
+  vector: readonly number[],
+  model: string,
+  approximate: boolean,
+): Promise<NearRow[]> {
+  const params = [...filters.params];
+  const modelParam = `$${params.push(model)}`;
+  const literal = vectorLiteral(vector);
+  const where = [...filters.where, 'm.embedded_at IS NOT NULL', `m.embedding_model = ${modelParam}`];
+  const dimensions = vector.length;
+  if (approximate && (await vectorIndexExists(db, dimensions))) {
+    // Dimensions inline (a number): the planner must see the partial index's predicate and expression.
+    const distance = `e.embedding::vector(${dimensions}) <=> $${params.push(literal)}::vector(${dimensions})`;
+    const rows = await db.transaction(async (tx) => {
+      await tx.query("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
+      await tx.query(`SET LOCAL hnsw.ef_search = ${HNSW_EF_SEARCH}`);
+      return tx.query<NearRow>(
+        `SELECT m.id, m.importance, ${distance} AS distance
+         FROM memory_embeddings e JOIN memory_entries m ON m.id = e.memory_id
+         WHERE vector_dims(e.embedding) = ${dimensions} AND ${where.join(' AND ')}
+         ORDER BY ${distance}
+         LIMIT ${CANDIDATES}`,
+        params,
+      );
+    });
+    if (rows.length >= CANDIDATES) {
+      // relaxed_order may return neighbours slightly out of order.
+      return rows.sort((x, y) => Number(x.distance) - Number(y.distance) || (x.id < y.id ? -1 : 1));
+    }
+    params.pop();
+  }
+  const dimsParam = `$${params.push(dimensions)}`;
+  const vectorParam = `$${params.push(literal)}::vector`;
+  // Dimensions are checked in the CASE, not in WHERE: as a filter the planner misjudges it and
+  // picks a nested loop that is 4× slower at 100k memories.
+  return db.query<NearRow>(
+    `SELECT m.id, m.importance,
+       CASE WHEN vector_dims(e.embedding) = ${dimsParam} THEN e.embedding <=> ${vectorParam} END AS distance
+     FROM memory_embeddings e JOIN memory_entries m ON m.id = e.memory_id
+     WHERE ${where.join(' AND ')}
+     ORDER BY distance NULLS LAST, m.id
+     LIMIT ${CANDIDATES}`,
+    params,
+  );
+}
+
+/** HNSW candidate list size per scan step: recall against the exact scan is in the bench. */
+const HNSW_EF_SEARCH = 100;
+
+/**
+ * Ids of the user's live memories embedded with `model` nearest to `vector`, best first (at
+ * most 50): what the vector side of a hybrid search reads. `approximate: false` forces the
+ * exact scan (the bench compares the two).
+ */
+export async function nearestMemoryIds(
+  db: Database,
+  userId: string,
+  vector: readonly number[],
+  model: string,
+  options: { approximate?: boolean } = {},
+): Promise<string[]> {
+  const rows = await nearestRows(
+    db,
+    buildFilters(userId, { query: '' }),
+    vector,
+    model,
+    options.approximate !== false,
+  );
+  return rows.filter((row) => row.distance !== null).map((row) => row.id);
 }
 
 /** Sets accessed_at of the user's live memories `ids` and returns them by id. */
