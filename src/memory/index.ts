@@ -62,6 +62,7 @@ export {
   searchMemories,
   storeEmbedding,
   VECTOR_INDEX_MIN_ROWS,
+  vectorIndexName,
 } from './store/index.ts';
 export {
   allOpenTurns,
