@@ -416,7 +416,7 @@ const bench: Bench = async (): Promise<BenchSection[]> => {
     notes: [
       'Vectors have no fixed dimension (any embeddings model): the vector-index job builds one partial HNSW index ' +
         'per dimension count in use (m 16, ef_construction 64; on `embedding::vector(d)`), once it has 5,000 ' +
-        'embeddings; search then reads it with pgvector’s iterative scan (ef_search 100, relaxed order) and falls ' +
+        'embeddings; search then reads it with pgvector’s iterative scan (ef_search 200, relaxed order) and falls ' +
         'back to the exact scan when the filters leave fewer than 50 rows. Recall@10: the share of the exact ' +
         'scan’s 10 nearest that the index returns, over 60 random query vectors (uniform random 64-dimension ' +
         'vectors are a hard case for HNSW; real embeddings cluster).',

@@ -414,7 +414,7 @@ async function nearestRows(
 }
 
 /** HNSW candidate list size per scan step: recall against the exact scan is in the bench. */
-const HNSW_EF_SEARCH = 100;
+const HNSW_EF_SEARCH = 200;
 
 /**
  * Ids of the user's live memories embedded with `model` nearest to `vector`, best first (at
