@@ -1,6 +1,14 @@
 import { expect, it } from 'vitest';
 import type { Database } from '../src/db/index.ts';
-import { decayAndArchive, type QueryEmbedder, saveMemory, searchMemories } from '../src/memory/index.ts';
+import {
+  buildVectorIndexes,
+  decayAndArchive,
+  nearestMemoryIds,
+  type QueryEmbedder,
+  saveMemory,
+  searchMemories,
+  vectorIndexName,
+} from '../src/memory/index.ts';
 import { ensureUser } from '../src/users/index.ts';
 import { describeEachBackend } from './support/db.ts';
 
@@ -248,5 +256,74 @@ describeEachBackend('memory ranking', (getDb) => {
       const waiting = await searchMemories(db, user, { query: 'tea' }, { embedder: configured });
       expect(waiting.fullTextReason).toBe('no memories are embedded yet');
     }
+  });
+
+  it('builds an HNSW index per dimension count in the background job and searches through it, per user', async (context) => {
+    const db = getDb();
+    if (!db.hasVector) context.skip();
+    const big = await newUser();
+    const small = await newUser();
+    const dims = 8;
+    // Deterministic vectors: memory i points at angle i around two planes.
+    const vectorOf = (i: number) =>
+      Array.from({ length: dims }, (_, d) => Math.cos(i * 0.37 * (d + 1)) + (d === i % dims ? 1 : 0));
+    const load = async (userId: string, count: number) => {
+      await insert(
+        userId,
+        Array.from({ length: count }, (_, i) => `vector memory ${i}`),
+      );
+      await db.query(
+        `UPDATE memory_entries SET embedding_model = 'test/embed', embedded_at = now() WHERE user_id = $1`,
+        [userId],
+      );
+      await db.query(
+        `INSERT INTO memory_embeddings (memory_id, embedding)
+         SELECT $1 || '_' || t.n, t.v::vector FROM unnest($2::text[]) WITH ORDINALITY AS t(v, n)`,
+        [userId, Array.from({ length: count }, (_, i) => `[${vectorOf(i).join(',')}]`)],
+      );
+    };
+    await load(big, 300);
+    await load(small, 12);
+    const exactBefore = await nearestMemoryIds(db, big, vectorOf(7), 'test/embed');
+
+    expect(await buildVectorIndexes(db, { minRows: 1_000 })).toEqual([]);
+    const built = await buildVectorIndexes(db, { minRows: 100 });
+    expect(built).toEqual([{ dimensions: dims, rows: 312, name: vectorIndexName(dims) }]);
+    // Idempotent: a second run builds nothing.
+    expect(await buildVectorIndexes(db, { minRows: 100 })).toEqual([]);
+    // 312 rows: the planner would rather scan; with scans priced out it must find the index usable.
+    const plan = await db.transaction(async (tx) => {
+      await tx.query('SET LOCAL enable_seqscan = off');
+      return tx.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT memory_id FROM memory_embeddings e WHERE vector_dims(e.embedding) = ${dims}
+         ORDER BY e.embedding::vector(${dims}) <=> '[${vectorOf(7).join(',')}]'::vector(${dims}) LIMIT 5`,
+      );
+    });
+    expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain(vectorIndexName(dims));
+
+    for (const i of [7, 42, 150]) {
+      const exact = await nearestMemoryIds(db, big, vectorOf(i), 'test/embed', { approximate: false });
+      const approximate = await nearestMemoryIds(db, big, vectorOf(i), 'test/embed');
+      expect(approximate.slice(0, 10)).toEqual(exact.slice(0, 10));
+      expect(exact[0]).toBe(`${big}_${i + 1}`);
+    }
+    expect((await nearestMemoryIds(db, big, vectorOf(7), 'test/embed')).slice(0, 10)).toEqual(
+      exactBefore.slice(0, 10),
+    );
+    // The small user's 12 memories: the index scan finds fewer than 50, the exact scan answers,
+    // and nothing of the other user comes back.
+    const mine = await nearestMemoryIds(db, small, vectorOf(3), 'test/embed');
+    expect(mine).toHaveLength(12);
+    expect(mine.every((id) => id.startsWith(`${small}_`))).toBe(true);
+
+    const embedder: QueryEmbedder = async () => ({ vector: vectorOf(42), model: 'test/embed' });
+    const found = await searchMemories(
+      db,
+      big,
+      { query: 'nothing matches this', limit: 3 },
+      { embedder, touch: false },
+    );
+    expect(found.mode).toBe('hybrid');
+    expect(found.results[0]?.memory.id).toBe(`${big}_43`);
   });
 });
