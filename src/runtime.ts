@@ -31,6 +31,7 @@ import { Observability } from './observability/index.ts';
 import { createSsrfGuard } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
+import { VoiceService } from './voice/index.ts';
 
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
 
@@ -54,6 +55,8 @@ export type Runtime = {
   integrations: Integrations;
   /** The configured MCP servers, as skill domains. */
   mcp: McpServers;
+  /** Voice notes in (transcription) and spoken replies out (ElevenLabs). */
+  voice: VoiceService;
   close(): Promise<void>;
 };
 
@@ -230,7 +233,9 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     },
   });
   const channelSetup = await createChannelAdapters(initial, logger);
+  const voice = new VoiceService({ database, llm, config: () => config.get(), logger, now: options.now });
   const channels = new Gateway({
+    voice,
     database,
     jobs,
     engine,
@@ -293,6 +298,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     observability,
     integrations,
     mcp,
+    voice,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -46,6 +46,7 @@ const OWNERS: Record<string, string> = {
   file_operations: 'files',
   content_index: 'files',
   drive_sync_files: 'files',
+  voice_clips: 'voice',
 };
 
 function sourceFiles(dir: string): string[] {

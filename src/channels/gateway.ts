@@ -7,6 +7,7 @@ import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { appendMessage, createConversation, latestUserConversation } from '../memory/index.ts';
 import { ensureUser, identitiesByPreference, linkIdentity, noteIdentityActivity } from '../users/index.ts';
+import type { VoiceService } from '../voice/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
 import { markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
@@ -26,6 +27,7 @@ import {
   UNSUPPORTED_TEXT,
 } from './texts.ts';
 import type { ChannelAdapter, ChannelName, GatewayPort, InboundMessage, StoredInbound } from './types.ts';
+import { hearVoiceNote, lastTranscriptText, spokenReplyParts } from './voice-replies.ts';
 
 /** A message that failed this many times is given up with an apology (a poison message never loops). */
 const MAX_INBOUND_ATTEMPTS = 8;
@@ -43,6 +45,8 @@ export type GatewayDeps = {
   now?: () => Date;
   sender?: Partial<Omit<OutboxSenderDeps, 'database' | 'adapter' | 'logger'>>;
   problems?: Partial<Record<ChannelName, string[]>>;
+  /** Transcribes voice notes and speaks replies; without it voice notes get a note asking to write. */
+  voice?: VoiceService;
 };
 
 export type Delivery =
@@ -224,7 +228,20 @@ export class Gateway implements GatewayPort {
       await createConversation(database, userId, message.channel);
       return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
     }
-    const text = name === 'new' ? command![2]!.trim() : message.text;
+    if (name === 'transcript') {
+      return this.#reply(message, userId, await lastTranscriptText(database, message));
+    }
+    let text = name === 'new' ? command![2]!.trim() : message.text;
+    const spoken = message.kind === 'voice';
+    if (spoken) {
+      const heard = await hearVoiceNote(
+        { database, logger, voice: this.#deps.voice, adapter: this.#adapters.get(message.channel) },
+        message,
+        userId,
+      );
+      if ('reply' in heard) return this.#reply(message, userId, heard.reply);
+      text = heard.transcript;
+    }
     if (!text.trim()) return this.#reply(message, userId, HELP_TEXT);
     await markInbound(database, message.id, { status: 'processing', userId });
     const typing = typingIndicator(this.#adapters.get(message.channel), message, this.#deps.logger);
@@ -235,6 +252,7 @@ export class Gateway implements GatewayPort {
         channel: message.channel,
         channelMessageId: message.channelMessageId,
         newConversation: name === 'new',
+        voice: spoken,
         emit: typing.emit,
       });
       if (outcome.duplicate && (outcome.status as string) === 'running') {
@@ -248,6 +266,9 @@ export class Gateway implements GatewayPort {
         message,
         userId,
         outcome.reply || (outcome.status === 'interrupted' ? INTERRUPTED_TEXT : NOTHING_TO_SAY),
+        'done',
+        'reply',
+        spoken,
       );
     } catch (error) {
       // A message the engine refuses (too long, unreadable) gets the reason; anything else retries.
@@ -260,20 +281,35 @@ export class Gateway implements GatewayPort {
     }
   }
 
-  /** Stores the reply's parts under keys unique to the inbound message, and settles the message. */
+  /**
+   * Stores the reply's parts under keys unique to the inbound message, and settles the message.
+   * `answer`: the turn's answer, spoken when the user's preference and the channel allow
+   * (`toVoiceNote`: it answers a voice note); written, with a notice, when speech fails.
+   */
   async #reply(
     message: StoredInbound,
     userId: string | null,
     text: string,
     status: 'done' | 'pairing' | 'failed' = 'done',
     keyPrefix = 'reply',
+    toVoiceNote: boolean | null = null,
   ): Promise<void> {
-    const parts = replyParts(
-      this.#adapters.get(message.channel),
-      { channel: message.channel, chatId: message.chatId, meta: message.meta, userId, inboundId: message.id },
-      text,
-      `${keyPrefix}:${message.id}`,
-    );
+    const adapter = this.#adapters.get(message.channel);
+    const target = {
+      channel: message.channel,
+      chatId: message.chatId,
+      meta: message.meta,
+      userId,
+      inboundId: message.id,
+    };
+    const key = `${keyPrefix}:${message.id}`;
+    const parts =
+      toVoiceNote !== null && userId
+        ? await spokenReplyParts(
+            { voice: this.#deps.voice, adapter },
+            { target, userId, text, key, toVoiceNote },
+          )
+        : replyParts(adapter, target, text, key);
     await this.#deps.database.transaction(async (tx) => {
       await queueOutbound(tx, parts);
       await markInbound(tx, message.id, { status, userId });

@@ -16,6 +16,7 @@ import {
 import { errorMessage } from '../errors.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
+import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';
 
 /** `note`: works, with something worth knowing (never a failure: doctor exits 0 on notes). */
@@ -28,6 +29,7 @@ const SECRET_KEYS = new Set([
   'database_url',
   'metrics_token',
   'alerts.webhook_url',
+  'voice.elevenlabs.api_key',
 ]);
 
 function settingLines(config: ResolvedConfig): string[] {
@@ -48,6 +50,9 @@ function settingLines(config: ResolvedConfig): string[] {
     ['spend.daily_soft_usd', config.spend.daily_soft_usd],
     ['spend.daily_hard_usd', config.spend.daily_hard_usd],
     ['tracing.otlp_endpoint', config.tracing.otlp_traces_endpoint ?? config.tracing.otlp_endpoint],
+    ['voice.elevenlabs.api_key', config.voice.elevenlabs.api_key],
+    ['voice.elevenlabs.voice_id', config.voice.elevenlabs.voice_id],
+    ['voice.elevenlabs.api_url', config.voice.elevenlabs.api_url],
   ];
   for (const [role, spec] of Object.entries(config.roster.roles)) {
     values.push([`llm.roles.${role}.model`, spec ? [spec.model, ...spec.fallbacks].join(' → ') : undefined]);
@@ -273,6 +278,7 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   const checks = [...(await databaseChecks(config)), await llmCheck(config)];
   checks.push(...(await channelChecks(config)));
   checks.push(tracingCheck(config));
+  checks.push(...(await voiceChecks(config)));
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);

@@ -17,6 +17,7 @@ import {
   runRoutes,
   tokenRoutes,
   usageRoutes,
+  voiceRoutes,
 } from '../server/index.ts';
 
 /** How long a stop lets running turns finish before interrupting them (they resume after a restart). */
@@ -69,6 +70,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
   api.route('/', tokenRoutes(database));
+  api.route('/', voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get() }));
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
     database,

@@ -173,6 +173,17 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     description: 'Drive folder files.sync mirrors',
   },
   {
+    name: 'ELEVENLABS_API_KEY',
+    key: 'voice.elevenlabs.api_key',
+    description: 'ElevenLabs API key (spoken replies)',
+  },
+  {
+    name: 'ELEVENLABS_VOICE_ID',
+    key: 'voice.elevenlabs.voice_id',
+    description: 'ElevenLabs voice of spoken replies',
+  },
+  { name: 'ELEVENLABS_API_URL', key: 'voice.elevenlabs.api_url', description: 'ElevenLabs API root' },
+  {
     name: 'STEWARD_SSRF_ALLOW',
     key: 'security.ssrf_allow',
     description: 'private hosts or CIDR ranges the model may make Steward fetch (comma-separated)',
@@ -320,6 +331,7 @@ export function loadConfig(options: { env?: Env; cwd?: string } = {}): ResolvedC
     whatsapp.access_token,
     whatsapp.app_secret,
     whatsapp.verify_token,
+    config.voice.elevenlabs.api_key,
     ...mcp.secrets,
   ].filter((value): value is string => typeof value === 'string' && value.length > 0);
   return {

@@ -2,6 +2,7 @@ export { chatRoutes } from './api-chat.ts';
 export { runRoutes } from './api-run.ts';
 export { tokenRoutes } from './api-tokens.ts';
 export { usageRoutes } from './api-usage.ts';
+export { VOICE_UPLOAD_PATH, voiceRoutes } from './api-voice.ts';
 export { API_BODY_LIMIT, createServerApp } from './app.ts';
 export { type AuthEnv, actingUser, isLoopbackHost, mayRead, OWNER_USER, type Principal } from './auth.ts';
 export { hostAllowed } from './edge.ts';
