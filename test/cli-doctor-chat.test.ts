@@ -67,7 +67,7 @@ describe('steward doctor', () => {
   it('fails when chat completions are refused, or no chat model is configured', async () => {
     const { env } = writeTestConfig(fake.url);
     fake.enqueue({ status: 404, message: 'model not found' });
-    const refused = await runCli(['doctor'], { env });
+    const refused = await runCli(['doctor'], { env, timeoutMs: 170_000 });
     fake.assertDone();
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
@@ -82,7 +82,7 @@ describe('steward doctor', () => {
     expect(noModel.stdout).toContain('FAIL llm: ');
     expect(noModel.stdout).toContain('no chat model is configured');
     expect(noModel.stdout).toContain('fix: set LLM_MODEL');
-  });
+  }, 180_000);
 
   it('fails with the fix when the database cannot be reached', async () => {
     const result = await runCli(['doctor'], {
