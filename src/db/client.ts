@@ -259,7 +259,9 @@ export async function openPostgres(
     },
     instanceAlive: async (id) => {
       if (instanceClients.has(id)) return true;
-      const client = await lockPool().connect();
+      // From the query pool, never the lock pool: this is asked while holding a conversation's
+      // lock, and a full lock pool would then wait on itself.
+      const client = await pool.connect();
       try {
         const rows = await client.query<{ free: boolean }>(
           'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS free',

@@ -9,3 +9,4 @@ export { hostAllowed } from './edge.ts';
 export { HttpLifecycle } from './lifecycle.ts';
 export { assertCanListen, assertSafeBinding, listen } from './listen.ts';
 export { type MetricsSource, metricsRoutes } from './metrics-route.ts';
+export { DEFAULT_CSP, securityHeaders } from './security-headers.ts';
