@@ -40,8 +40,17 @@ export type { ImportRisk } from './import/import-risks.ts';
 export { decideImport, type ImportDecision, writeImportedSkill } from './import/write-agent-skills.ts';
 export { extractCommands, formatCommand, parseCommand } from './protocol/index.ts';
 export {
+  type CronSchedule,
+  checkSkillMentions,
+  fireTimesBetween,
+  formatInZone,
   getSkill,
   hideDomains,
+  localTime,
+  nextFireTime,
+  parseCron,
+  parseFrontmatter,
+  skillMentions,
   loadSkillRoots,
   SkillRegistry,
   skillNameProblem,
