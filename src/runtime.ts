@@ -31,6 +31,7 @@ import { Observability } from './observability/index.ts';
 import { createSsrfGuard } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
+import { WorkflowScheduler } from './workflows/index.ts';
 
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
 
@@ -54,6 +55,8 @@ export type Runtime = {
   integrations: Integrations;
   /** The configured MCP servers, as skill domains. */
   mcp: McpServers;
+  /** Schedules from skill frontmatter, scheduled workflow runs, `steward schedules`. */
+  workflows: WorkflowScheduler;
   close(): Promise<void>;
 };
 
@@ -142,6 +145,11 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     integrations,
     embedder: (text, signal) => (embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null)),
     fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
+    workflows: {
+      skillsDir: initial.skillsDir,
+      builtinDir: BUILTIN_SKILLS_DIR,
+      skills: () => skills.snapshot(),
+    },
   };
   const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });
   await registerMemoryJobs({ database, llm, jobs, config: () => config.get(), logger, now: options.now });
@@ -246,6 +254,17 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   observability.seams.deliverToOwner = async (text) => {
     await channels.deliver(OWNER_USER, text);
   };
+  const workflows = new WorkflowScheduler({
+    database,
+    jobs,
+    skills: () => skills.snapshot(),
+    engine,
+    deliver: (userId, text) => channels.deliver(userId, text),
+    logger,
+    now: options.now,
+    defaultCatchUpSeconds: () => config.get().workflows.catch_up_seconds,
+  });
+  await workflows.register();
   observability.metrics?.setSources({
     queueDepths: () => jobs.depths(),
     breakerStates: () => executor.breakers.states(),
@@ -274,6 +293,12 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       for (const problem of problems ?? []) logger.warn({ channel }, problem);
     }
     await channels.start();
+    if (initial.workflows.enabled) {
+      skills.onChange((snapshot) => {
+        workflows.sync(snapshot).catch((error) => logger.error({ err: error }, 'schedules not updated'));
+      });
+      await workflows.start();
+    }
   }
   let closed = false;
   return {
@@ -292,9 +317,11 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     observability,
     integrations,
     mcp,
+    workflows,
     close: async () => {
       if (closed) return;
       closed = true;
+      workflows.stop();
       await channels.stop();
       setActiveGateway(null);
       await engine.shutdown(options.shutdownGraceMs ?? 30_000);

@@ -46,6 +46,8 @@ const OWNERS: Record<string, string> = {
   file_operations: 'files',
   content_index: 'files',
   drive_sync_files: 'files',
+  workflow_schedules: 'workflows',
+  workflow_runs: 'workflows',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -17,6 +17,7 @@ import {
   tokenRoutes,
   usageRoutes,
 } from '../server/index.ts';
+import { scheduleApiRoutes } from '../workflows/index.ts';
 
 /** How long a stop lets running turns finish before interrupting them (they resume after a restart). */
 const TURN_GRACE_MS = 25_000;
@@ -66,6 +67,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   api.route('/', chatRoutes({ engine: runtime.engine, database }));
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
+  api.route('/', scheduleApiRoutes(runtime.workflows));
   api.route('/', tokenRoutes(database));
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({

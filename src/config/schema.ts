@@ -241,6 +241,15 @@ export const filesSchema = z
   })
   .strict();
 
+export const workflowsSchema = z
+  .object({
+    /** Run schedules from skill frontmatter in this process (a server). */
+    enabled: z.boolean().default(true),
+    /** How late a run missed while Steward was down may still run at start, unless the file sets `catch_up`. */
+    catch_up_seconds: z.number().int().min(0).default(3600),
+  })
+  .strict();
+
 /** The whole configuration, after file and environment are merged. Keys are snake_case as in steward.yaml. */
 export const configSchema = z
   .object({
@@ -310,6 +319,7 @@ export const configSchema = z
     hubspot: hubspotSchema.default({}),
     caldav: caldavSchema.default({}),
     files: filesSchema.default(filesSchema.parse({})),
+    workflows: workflowsSchema.default(workflowsSchema.parse({})),
     mcp_servers: z
       .array(mcpServerSchema)
       .default([])

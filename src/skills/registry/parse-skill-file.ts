@@ -251,7 +251,10 @@ class FieldReader {
     if (text !== '' && match) {
       const [, days, hours, minutes, seconds] = match;
       return (
-        Number(days ?? 0) * 86_400 + Number(hours ?? 0) * 3600 + Number(minutes ?? 0) * 60 + Number(seconds ?? 0)
+        Number(days ?? 0) * 86_400 +
+        Number(hours ?? 0) * 3600 +
+        Number(minutes ?? 0) * 60 +
+        Number(seconds ?? 0)
       );
     }
     this.#errors.push(

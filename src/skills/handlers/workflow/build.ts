@@ -3,10 +3,10 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { flag } from '../../flags.ts';
-import { checkSkillMentions } from '../../registry/skill-mentions.ts';
 import { formatInZone, nextFireTime, parseCron } from '../../registry/cron-schedule.ts';
 import { parseFrontmatter } from '../../registry/parse-frontmatter.ts';
 import { parseSkillFile } from '../../registry/parse-skill-file.ts';
+import { checkSkillMentions } from '../../registry/skill-mentions.ts';
 import { NAME_SEGMENT } from '../../registry/skill-name.ts';
 import { defineHandler, fail, ok, type SkillHandler } from '../../types.ts';
 
@@ -58,9 +58,9 @@ export const buildWorkflowHandler = defineHandler({
     if (!existing && flags.steps === undefined)
       return fail(`${skillName} does not exist yet: give --steps (what to do, naming the skills to use).`);
     const description =
-      flags.description ?? (typeof existing?.data.description === 'string' ? existing.data.description : undefined);
-    if (description === undefined)
-      return fail('give --description: one line saying what the workflow does.');
+      flags.description ??
+      (typeof existing?.data.description === 'string' ? existing.data.description : undefined);
+    if (description === undefined) return fail('give --description: one line saying what the workflow does.');
 
     const problems: string[] = [];
     let body = existing?.body.trim() ?? '';
@@ -90,7 +90,9 @@ export const buildWorkflowHandler = defineHandler({
       ...(timezone !== undefined ? { timezone } : {}),
       ...(catchUp !== undefined ? { catch_up: catchUp } : {}),
       created:
-        typeof existing?.data.created === 'string' ? existing.data.created : ctx.now().toISOString().slice(0, 10),
+        typeof existing?.data.created === 'string'
+          ? existing.data.created
+          : ctx.now().toISOString().slice(0, 10),
     };
     const text = `---\n${stringify(frontmatter).trimEnd()}\n---\n\n${body}\n`;
     const parsed = parseSkillFile({
@@ -101,7 +103,10 @@ export const buildWorkflowHandler = defineHandler({
       source: 'user',
     });
     for (const diagnostic of parsed.diagnostics)
-      if (diagnostic.severity === 'error' && !problems.some((problem) => diagnostic.message.includes(problem)))
+      if (
+        diagnostic.severity === 'error' &&
+        !problems.some((problem) => diagnostic.message.includes(problem))
+      )
         problems.push(diagnostic.message);
     if (problems.length > 0 || !parsed.skill) {
       return fail(
@@ -172,7 +177,9 @@ function writeIndex(userDir: string, builtinDir: string): void {
   for (const dir of [builtinDir, userDir]) {
     let names: string[] = [];
     try {
-      names = readdirSync(dir).filter((name) => name.endsWith('.md') && name !== 'SKILL.md' && !name.startsWith('.'));
+      names = readdirSync(dir).filter(
+        (name) => name.endsWith('.md') && name !== 'SKILL.md' && !name.startsWith('.'),
+      );
     } catch {
       continue;
     }
