@@ -116,12 +116,15 @@ export class WorkflowScheduler {
     );
   }
 
-  /** Registers the schedules of `snapshot`, then checks for due and missed times; ticks from now on. */
-  async start(): Promise<void> {
+  /**
+   * Registers the current schedules, then handles times due or missed while Steward was down;
+   * ticks from now on (`timer: false`: only when `tick()` is called, for tests with a fake clock).
+   */
+  async start(options: { timer?: boolean } = {}): Promise<void> {
     this.#startedAt = this.#now().getTime();
     await this.sync(this.#deps.skills());
     await this.tick();
-    this.#arm();
+    if (options.timer !== false) this.#arm();
   }
 
   stop(): void {
