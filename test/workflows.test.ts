@@ -46,7 +46,7 @@ for (const backend of backends()) {
           throw new Error(`unexpected ${request.body.model} request`);
         return { text: agentReplies.shift() ?? 'no reply queued' };
       });
-    });
+    }, 180_000);
     afterAll(async () => {
       fake.respondWith(null);
       await runtime?.close();
