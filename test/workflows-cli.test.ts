@@ -21,7 +21,13 @@ type ScheduleJson = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const started = Date.now();
+/** Progress lines on stderr: process-level steps are slow on a loaded machine. */
+const step = (what: string) =>
+  process.stderr.write(`[workflows-cli +${((Date.now() - started) / 1000).toFixed(1)}s] ${what}\n`);
+
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  step(`waiting for ${what}`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -43,7 +49,7 @@ function answerAgents(fake: FakeLlm): () => number {
   return () => count;
 }
 
-describe('workflows through the CLI and a running server', { timeout: 240_000 }, () => {
+describe('workflows through the CLI and a running server', { timeout: 420_000 }, () => {
   let fake: FakeLlm;
   let telegram: FakeTelegram;
   beforeAll(async () => {
@@ -64,9 +70,12 @@ describe('workflows through the CLI and a running server', { timeout: 240_000 },
     const env: Record<string, string> = { ...baseEnv, PORT: String(await freePort()) };
     const linked = await runCli(['users', 'link', 'telegram:555', 'acc_user'], { env });
     expect(linked.stderr).toBe('');
+    step('starting the server');
     const server = await startServer({ env });
+    step('server ready');
     try {
       const file = path.join(env.STEWARD_DATA_DIR!, 'skills', 'workflows', 'acc_minutely.md');
+      step('building');
       const rejected = await runCli(
         [
           'run',
@@ -137,6 +146,7 @@ describe('workflows through the CLI and a running server', { timeout: 240_000 },
       expect(delivered.chat_id).toBe('555');
       expect(delivered.text).toBe('Workflow result 1');
 
+      step('delivered');
       const table = await runCli(['schedules'], { env });
       expect(table.stdout).toMatch(/acc_minutely\s+acc_user\s+\* \* \* \* \*\s+Europe\/Berlin/);
 
@@ -157,12 +167,14 @@ describe('workflows through the CLI and a running server', { timeout: 240_000 },
         },
         5_000,
       );
+      step('schedule removed');
       const callsBefore = agentCalls();
       // Past the next minute boundary: nothing more runs.
       await sleep(60_000 - (Date.now() % 60_000) + 4_000);
       expect(agentCalls()).toBe(callsBefore);
 
       // `schedules run` runs it now, through the server.
+      step('running now');
       const now = await runCli(['schedules', 'run', 'acc_minutely', '--json'], { env });
       expect(now.stderr).toBe('');
       expect(now.code).toBe(0);
