@@ -106,15 +106,19 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
       expect(built.code).toBe(0);
       expect(readFileSync(file, 'utf8')).toMatch(/^owner: acc_user$/m);
 
-      const listed = await until(
+      // Waits poll the API (what the CLI calls); the CLI itself is checked once for each output.
+      const schedulesNow = async () =>
+        ((await (await fetch(`${server.url}/api/schedules`)).json()) as { schedules: ScheduleJson[] })
+          .schedules;
+      await until(
         'the schedule to be listed',
-        async () => {
-          const result = await runCli(['schedules', '--json'], { env });
-          const schedules = JSON.parse(result.stdout) as ScheduleJson[];
-          return schedules.find((schedule) => schedule.name === 'acc_minutely');
-        },
+        async () => (await schedulesNow()).find((schedule) => schedule.name === 'acc_minutely'),
         5_000,
       );
+      const listedJson = await runCli(['schedules', '--json'], { env });
+      const listed = (JSON.parse(listedJson.stdout) as ScheduleJson[]).find(
+        (entry) => entry.name === 'acc_minutely',
+      )!;
       expect(listed).toMatchObject({
         skill: 'workflows.acc_minutely',
         user: 'acc_user',
@@ -147,7 +151,7 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
       expect(delivered.text).toBe('Workflow result 1');
 
       step('delivered');
-      const table = await runCli(['schedules'], { env });
+      const table = await runCli(['schedules', '--user', 'acc_user'], { env });
       expect(table.stdout).toMatch(/acc_minutely\s+acc_user\s+\* \* \* \* \*\s+Europe\/Berlin/);
 
       // Editing the schedule away stops it within 5 s.
@@ -160,11 +164,8 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
       expect(off.code).toBe(0);
       await until(
         'the schedule to go',
-        async () => {
-          const result = await runCli(['schedules', '--json'], { env });
-          const schedules = JSON.parse(result.stdout) as ScheduleJson[];
-          return schedules.some((schedule) => schedule.name === 'acc_minutely') ? undefined : true;
-        },
+        async () =>
+          (await schedulesNow()).some((schedule) => schedule.name === 'acc_minutely') ? undefined : true,
         5_000,
       );
       step('schedule removed');
