@@ -263,6 +263,14 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     logger,
     now: options.now,
     defaultCatchUpSeconds: () => config.get().workflows.catch_up_seconds,
+    reminders: () => {
+      const settings = config.get().workflows;
+      return {
+        enabled: settings.reminders,
+        dueTime: settings.reminder_due_time,
+        leadMinutes: settings.reminder_lead_minutes,
+      };
+    },
   });
   await workflows.register();
   observability.metrics?.setSources({

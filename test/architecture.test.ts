@@ -48,6 +48,7 @@ const OWNERS: Record<string, string> = {
   drive_sync_files: 'files',
   workflow_schedules: 'workflows',
   workflow_runs: 'workflows',
+  task_reminders: 'workflows',
 };
 
 function sourceFiles(dir: string): string[] {

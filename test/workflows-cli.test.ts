@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/index.ts';
+import { ensureUser, linkIdentity } from '../src/users/index.ts';
 import { freePort, runCli, startServer } from './support/cli.ts';
 import { createTestDatabase, type TestDatabase } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -68,10 +70,14 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
       `channels:\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", api_root: "${telegram.url}" }\n`,
     );
     const env: Record<string, string> = { ...baseEnv, PORT: String(await freePort()) };
-    const linked = await runCli(['users', 'link', 'telegram:555', 'acc_user'], { env });
-    expect(linked.stderr).toBe('');
+    // acc_user's Telegram identity: deliveries go there (as `steward users link telegram:555 acc_user`).
+    const opened = await openDatabase({ dataDir: env.STEWARD_DATA_DIR!, database_url: undefined });
+    await ensureUser(opened.database, 'acc_user');
+    await linkIdentity(opened.database, { channel: 'telegram', externalId: '555', userId: 'acc_user' });
+    await opened.database.close();
+    opened.lock?.release();
     step('starting the server');
-    const server = await startServer({ env });
+    const server = await startServer({ env, readyTimeoutMs: 180_000 });
     step('server ready');
     try {
       const file = path.join(env.STEWARD_DATA_DIR!, 'skills', 'workflows', 'acc_minutely.md');

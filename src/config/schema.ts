@@ -247,6 +247,15 @@ export const workflowsSchema = z
     enabled: z.boolean().default(true),
     /** How late a run missed while Steward was down may still run at start, unless the file sets `catch_up`. */
     catch_up_seconds: z.number().int().min(0).default(3600),
+    /** Remind users of tasks due (through their primary channel). */
+    reminders: z.boolean().default(true),
+    /** The local time a task due on a date counts as due. */
+    reminder_due_time: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour time such as 09:00')
+      .default('09:00'),
+    /** How many minutes before that the reminder goes out (1440: the day before). */
+    reminder_lead_minutes: z.number().int().min(0).max(10_080).default(0),
   })
   .strict();
 

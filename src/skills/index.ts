@@ -53,6 +53,7 @@ export {
   parseFrontmatter,
   SkillRegistry,
   skillMentions,
+  zoneOffsetMinutes,
   skillNameProblem,
   skillPageSkeleton,
   type UnavailableDomain,

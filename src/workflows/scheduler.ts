@@ -19,6 +19,7 @@ import {
   removeSchedules,
   type WorkflowRun,
 } from './run-store.ts';
+import { type ReminderSettings, sendTaskReminders } from './task-reminders.ts';
 import { RUN_EXPIRY_SECONDS, type RunnerDeps, runWorkflow } from './workflow-runner.ts';
 
 export const WORKFLOW_RUN_JOB = 'workflow-run';
@@ -65,6 +66,8 @@ export type SchedulerDeps = Omit<RunnerDeps, 'now'> & {
   now?: () => Date;
   /** Default `catch_up` of schedules that do not set one (seconds). */
   defaultCatchUpSeconds?: () => number;
+  /** Task reminders: checked once a minute by the ticking scheduler (none: no reminders). */
+  reminders?: () => ReminderSettings;
   /** Tells a user something outside any turn (missed runs). Defaults to `deliver`. */
   notify?: (userId: string, text: string) => Promise<unknown>;
 };
@@ -87,6 +90,7 @@ export class WorkflowScheduler {
   #startedAt: number;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
+  #remindedMinute = -1;
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
@@ -285,8 +289,26 @@ export class WorkflowScheduler {
         }
         missed += await this.#recordMissed(schedule, lost);
       }
+      const minute = Math.floor(now / 60_000);
+      if (this.#deps.reminders && minute !== this.#remindedMinute) {
+        this.#remindedMinute = minute;
+        await this.#remind().catch((error) =>
+          this.#deps.logger.warn({ err: errorMessage(error) }, 'task reminders failed'),
+        );
+      }
       return { enqueued, missed };
     });
+  }
+
+  /** Sends the task reminders that are due now; returns how many tasks were reminded. */
+  remind(): Promise<number> {
+    return this.#serialized(() => this.#remind());
+  }
+
+  #remind(): Promise<number> {
+    const settings = this.#deps.reminders?.();
+    if (!settings) return Promise.resolve(0);
+    return sendTaskReminders(this.#deps, settings, this.#now());
   }
 
   async #enqueue(schedule: ActiveSchedule, time: number, trigger: RunTrigger): Promise<void> {

@@ -7,6 +7,7 @@ export {
   localTime,
   nextFireTime,
   parseCron,
+  zoneOffsetMinutes,
 } from './cron-schedule.ts';
 export { type GetSkillRequest, getSkill, skillHelp, skillPage, type UnavailableDomain } from './get-skill.ts';
 export { hideDomains } from './hide-domains.ts';
