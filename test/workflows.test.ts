@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type ResolvedConfig } from '../src/config/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
+import { ensureUser } from '../src/users/index.ts';
 import { WORKFLOW_RUN_JOB, WorkflowScheduler } from '../src/workflows/index.ts';
 import { backends, createTestDatabase, type TestDatabase } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -328,6 +329,19 @@ for (const backend of backends()) {
       expect(await broken.runNow('strict_check', 'ana')).toMatchObject({
         problem: expect.stringContaining('No workflow'),
       });
+    });
+
+    it('reminds of a task due at 09:00 in the user zone once, through deliver', async () => {
+      await ensureUser(db.database, 'dora', { timezone: 'Europe/Berlin' });
+      expect((await run('tasks.create --title "File taxes" --due 2026-04-02', 'dora')).status).toBe('ok');
+      clock = new Date('2026-04-02T06:59:00Z'); // 08:59 in Berlin
+      expect(await runtime.workflows.remind()).toBe(0);
+      clock = new Date('2026-04-02T07:00:00Z');
+      expect(await runtime.workflows.remind()).toBe(1);
+      expect(await runtime.workflows.remind()).toBe(0);
+      const told = (await notes('dora')).map((note) => note.content);
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatch(/^Reminder: a task is due:\n- File taxes \[t_[0-9a-z]{8}\] — due 2026-04-02$/);
     });
   });
 }

@@ -92,8 +92,13 @@ schedules
   .argument('<name>', 'the workflow, e.g. daily_digest or workflows.daily_digest')
   .option('--user <id>', "only this user's workflows")
   .option('--json', 'print the run')
-  .action(async (name: string, options: SchedulesOptions) =>
-    (await import('./schedules.ts')).schedulesRunCommand(loadConfigOrExit(), name, options),
+  // `schedules` has the same options: whichever of the two took them, they apply to `run`.
+  .action(async (name: string, _options: SchedulesOptions, command: Command) =>
+    (await import('./schedules.ts')).schedulesRunCommand(
+      loadConfigOrExit(),
+      name,
+      command.optsWithGlobals<SchedulesOptions>(),
+    ),
   );
 
 program
