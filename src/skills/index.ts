@@ -53,11 +53,11 @@ export {
   parseFrontmatter,
   SkillRegistry,
   skillMentions,
-  zoneOffsetMinutes,
   skillNameProblem,
   skillPageSkeleton,
   type UnavailableDomain,
   validateSkillDir,
+  zoneOffsetMinutes,
 } from './registry/index.ts';
 export type {
   DomainIndex,
