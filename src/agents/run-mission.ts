@@ -1,9 +1,9 @@
+import type { ResolvedConfig } from '../config/index.ts';
 import type { ChatMessage } from '../llm/index.ts';
 import type { AgentSpec } from './agent-types.ts';
 import type { Emit } from './events.ts';
 import type { AgentBoard, LoopOutcome } from './orchestrator-loop.ts';
-import type { RunTurnDeps } from './run-turn.ts';
-import { runSubAgent, type TurnScope } from './sub-agent.ts';
+import { runSubAgent, type SubAgentDeps, type TurnScope } from './sub-agent.ts';
 import type { TurnBudget } from './turn-budget.ts';
 
 /** A turn that runs one sub-agent on a fixed mission instead of the orchestrator (a workflow run). */
@@ -22,7 +22,7 @@ export type TurnMission = {
  * Never throws for model or skill failures.
  */
 export async function runMission(
-  deps: RunTurnDeps,
+  deps: Omit<SubAgentDeps, 'emit'> & { config: () => ResolvedConfig },
   input: {
     mission: TurnMission;
     scope: TurnScope;
