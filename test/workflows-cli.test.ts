@@ -21,6 +21,8 @@ type ScheduleJson = {
   last_status: string | null;
 };
 
+/** A CLI call on a loaded 2-core machine can take a minute. */
+const CLI_TIMEOUT_MS = 150_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const started = Date.now();
@@ -51,7 +53,7 @@ function answerAgents(fake: FakeLlm): () => number {
   return () => count;
 }
 
-describe('workflows through the CLI and a running server', { timeout: 420_000 }, () => {
+describe('workflows through the CLI and a running server', { timeout: 600_000 }, () => {
   let fake: FakeLlm;
   let telegram: FakeTelegram;
   beforeAll(async () => {
@@ -90,7 +92,7 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
           'acc_user',
           '--json',
         ],
-        { env },
+        { env, timeoutMs: CLI_TIMEOUT_MS },
       );
       expect(rejected.code).toBe(1);
       expect(JSON.parse(rejected.stdout)).toMatchObject({
@@ -106,7 +108,7 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
           '--user',
           'acc_user',
         ],
-        { env },
+        { env, timeoutMs: CLI_TIMEOUT_MS },
       );
       expect(built.stderr).toBe('');
       expect(built.code).toBe(0);
@@ -121,7 +123,7 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
         async () => (await schedulesNow()).find((schedule) => schedule.name === 'acc_minutely'),
         5_000,
       );
-      const listedJson = await runCli(['schedules', '--json'], { env });
+      const listedJson = await runCli(['schedules', '--json'], { env, timeoutMs: CLI_TIMEOUT_MS });
       const listed = (JSON.parse(listedJson.stdout) as ScheduleJson[]).find(
         (entry) => entry.name === 'acc_minutely',
       )!;
@@ -138,7 +140,10 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
       const ran = await until(
         'a scheduled run to finish',
         async () => {
-          const result = await runCli(['schedules', '--user', 'acc_user', '--json'], { env });
+          const result = await runCli(['schedules', '--user', 'acc_user', '--json'], {
+            env,
+            timeoutMs: CLI_TIMEOUT_MS,
+          });
           const schedule = (JSON.parse(result.stdout) as ScheduleJson[]).find(
             (entry) => entry.name === 'acc_minutely',
           );
@@ -157,15 +162,13 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
       expect(delivered.text).toBe('Workflow result 1');
 
       step('delivered');
-      const table = await runCli(['schedules', '--user', 'acc_user'], { env });
+      const table = await runCli(['schedules', '--user', 'acc_user'], { env, timeoutMs: CLI_TIMEOUT_MS });
       expect(table.stdout).toMatch(/acc_minutely\s+acc_user\s+\* \* \* \* \*\s+Europe\/Berlin/);
 
       // Editing the schedule away stops it within 5 s.
       const off = await runCli(
         ['run', 'workflow.build --name acc_minutely --schedule off', '--user', 'acc_user'],
-        {
-          env,
-        },
+        { env, timeoutMs: CLI_TIMEOUT_MS },
       );
       expect(off.code).toBe(0);
       await until(
@@ -182,7 +185,10 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
 
       // `schedules run` runs it now, through the server.
       step('running now');
-      const now = await runCli(['schedules', 'run', 'acc_minutely', '--json'], { env });
+      const now = await runCli(['schedules', 'run', 'acc_minutely', '--json'], {
+        env,
+        timeoutMs: CLI_TIMEOUT_MS,
+      });
       expect(now.stderr).toBe('');
       expect(now.code).toBe(0);
       expect(JSON.parse(now.stdout)).toMatchObject({
@@ -191,7 +197,10 @@ describe('workflows through the CLI and a running server', { timeout: 420_000 },
         status: 'ok',
         trigger: 'manual',
       });
-      const missing = await runCli(['schedules', 'run', 'no_such_workflow'], { env });
+      const missing = await runCli(['schedules', 'run', 'no_such_workflow'], {
+        env,
+        timeoutMs: CLI_TIMEOUT_MS,
+      });
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('No workflow "no_such_workflow"');
     } finally {
