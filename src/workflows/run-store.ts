@@ -145,27 +145,15 @@ export async function runsOf(
   return rows.map(toRun);
 }
 
-/** The latest scheduled time a schedule has a run for (manual runs excluded), or null. */
-export async function latestScheduledTime(
-  db: Queryable,
-  key: { userId: string; skill: string },
-): Promise<Date | null> {
-  const rows = await db.query(
-    `SELECT max(scheduled_for) AS latest FROM workflow_runs
-     WHERE user_id = $1 AND skill = $2 AND trigger <> 'manual'`,
-    [key.userId, key.skill],
-  );
-  return toDate(rows[0]?.latest);
-}
-
 /**
- * Registers a schedule and returns since when it holds: unchanged (same cron and zone) it keeps
- * its first registration time, so runs missed while Steward was down are found from there.
+ * Registers a schedule and returns since when it holds — unchanged (same cron and zone) it keeps
+ * its first registration time, so runs missed while Steward was down are found from there — and
+ * the latest scheduled time it has a run for (manual runs excluded).
  */
 export async function registerSchedule(
   db: Queryable,
   schedule: { userId: string; skill: string; cron: string; timezone: string; now: Date },
-): Promise<Date> {
+): Promise<{ since: Date; latest: Date | null }> {
   const rows = await db.query(
     `INSERT INTO workflow_schedules (user_id, skill, cron, timezone, since, updated_at)
      VALUES ($1, $2, $3, $4, $5, $5)
@@ -173,10 +161,11 @@ export async function registerSchedule(
        since = CASE WHEN workflow_schedules.cron = EXCLUDED.cron AND workflow_schedules.timezone = EXCLUDED.timezone
                     THEN workflow_schedules.since ELSE EXCLUDED.since END,
        cron = EXCLUDED.cron, timezone = EXCLUDED.timezone, updated_at = EXCLUDED.updated_at
-     RETURNING since`,
+     RETURNING since, (SELECT max(scheduled_for) FROM workflow_runs
+       WHERE user_id = $1 AND skill = $2 AND trigger <> 'manual') AS latest`,
     [schedule.userId, schedule.skill, schedule.cron, schedule.timezone, schedule.now.toISOString()],
   );
-  return toDate(rows[0]?.since) ?? schedule.now;
+  return { since: toDate(rows[0]?.since) ?? schedule.now, latest: toDate(rows[0]?.latest) };
 }
 
 /** Forgets schedules that no longer exist (a later schedule of the same name starts afresh). */

@@ -12,7 +12,6 @@ import { ensureUser } from '../users/index.ts';
 import {
   claimRun,
   latestRuns,
-  latestScheduledTime,
   type RunStatus,
   type RunTrigger,
   registerSchedule,
@@ -193,6 +192,7 @@ export class WorkflowScheduler {
       const now = this.#now();
       const declared = await this.declared(snapshot);
       const wanted = new Set<string>();
+      const users = new Set<string>();
       for (const schedule of declared) {
         const key = keyOf(schedule.userId, schedule.skill.name);
         wanted.add(key);
@@ -205,17 +205,16 @@ export class WorkflowScheduler {
           this.#active.set(key, { ...schedule, next: current.next });
           continue;
         }
-        await ensureUser(database, schedule.userId);
-        const since = await registerSchedule(database, {
+        if (!users.has(schedule.userId)) {
+          await ensureUser(database, schedule.userId);
+          users.add(schedule.userId);
+        }
+        const { since, latest } = await registerSchedule(database, {
           userId: schedule.userId,
           skill: schedule.skill.name,
           cron: schedule.cron.expression,
           timezone: schedule.timezone,
           now,
-        });
-        const latest = await latestScheduledTime(database, {
-          userId: schedule.userId,
-          skill: schedule.skill.name,
         });
         const from = Math.max(since.getTime(), latest?.getTime() ?? 0);
         const next = nextFireTime(schedule.cron, schedule.timezone, from)?.getTime() ?? null;
