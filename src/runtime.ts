@@ -31,6 +31,7 @@ import { Observability } from './observability/index.ts';
 import { createSsrfGuard } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
+import { VoiceService } from './voice/index.ts';
 import { WorkflowScheduler } from './workflows/index.ts';
 
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
@@ -57,6 +58,8 @@ export type Runtime = {
   mcp: McpServers;
   /** Schedules from skill frontmatter, scheduled workflow runs, `steward schedules`. */
   workflows: WorkflowScheduler;
+  /** Voice notes in (transcription) and spoken replies out (ElevenLabs). */
+  voice: VoiceService;
   close(): Promise<void>;
 };
 
@@ -100,6 +103,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       { dir: initial.skillsDir, source: 'user' },
     ],
     logger,
+    pollMs: initial.skills_poll_seconds * 1000,
   });
   skills.load();
   const handlers = builtinHandlers();
@@ -143,7 +147,11 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   const services: SkillServices = {
     database,
     integrations,
-    embedder: (text, signal) => (embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null)),
+    embedder: Object.assign(
+      (text: string, signal?: AbortSignal) =>
+        embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null),
+      { configured: embeddingsConfigured },
+    ),
     fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
     workflows: {
       skillsDir: initial.skillsDir,
@@ -238,7 +246,9 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     },
   });
   const channelSetup = await createChannelAdapters(initial, logger);
+  const voice = new VoiceService({ database, llm, config: () => config.get(), logger, now: options.now });
   const channels = new Gateway({
+    voice,
     database,
     jobs,
     engine,
@@ -327,6 +337,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     integrations,
     mcp,
     workflows,
+    voice,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -3,6 +3,7 @@ export type { TurnMission } from './run-mission.ts';
 export { LlmSentinel } from './sentinel-llm.ts';
 export {
   messageProblem,
+  SPOKEN_TURN_NOTE,
   TurnEngine,
   type TurnInput,
   type TurnObserver,

@@ -46,6 +46,8 @@ export {
   formatInZone,
   getSkill,
   hideDomains,
+  type InvalidSkill,
+  invalidSkills,
   loadSkillRoots,
   localTime,
   nextFireTime,

@@ -11,6 +11,7 @@ export {
 } from './cron-schedule.ts';
 export { type GetSkillRequest, getSkill, skillHelp, skillPage, type UnavailableDomain } from './get-skill.ts';
 export { hideDomains } from './hide-domains.ts';
+export { type InvalidSkill, invalidSkills } from './invalid-skills.ts';
 export {
   generatedIndex,
   type LoadSkillRootsOptions,
