@@ -49,6 +49,9 @@ const OWNERS: Record<string, string> = {
   file_operations: 'files',
   content_index: 'files',
   drive_sync_files: 'files',
+  workflow_schedules: 'workflows',
+  workflow_runs: 'workflows',
+  task_reminders: 'workflows',
   voice_clips: 'voice',
 };
 
