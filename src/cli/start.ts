@@ -20,6 +20,7 @@ import {
   usageRoutes,
   voiceRoutes,
 } from '../server/index.ts';
+import { scheduleApiRoutes } from '../workflows/index.ts';
 
 /**
  * `steward start`: owns the data dir, applies migrations, serves HTTP, watches the config
@@ -76,6 +77,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   );
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
+  api.route('/', scheduleApiRoutes(runtime.workflows));
   api.route('/', tokenRoutes(database));
   api.route('/', voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get() }));
   const lifecycle = new HttpLifecycle();
