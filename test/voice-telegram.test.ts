@@ -148,6 +148,20 @@ voice:
       llm.assertDone();
     });
 
+    it('sends the text when Telegram refuses the voice message (voice messages forbidden)', async () => {
+      const before = { voices: telegram.voices.length, sent: telegram.sent.length };
+      llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
+      telegram.failNext('sendVoice', {
+        status: 400,
+        json: { ok: false, error_code: 400, description: 'Bad Request: VOICE_MESSAGES_FORBIDDEN' },
+      });
+      await sendVoiceNote(VOICE_NOTE_OGG);
+      await expect.poll(() => telegram.sent.length, { timeout: 30_000 }).toBe(before.sent + 1);
+      expect(telegram.sent.at(-1)!.text).toContain(ANSWER);
+      expect(telegram.voices.length).toBe(before.voices);
+      llm.assertDone();
+    });
+
     it('speaks a summary of a long answer and sends the full text too', async () => {
       const long = `${'Here is the plan for the week, step by step. '.repeat(20)}That is all.`;
       const before = { voices: telegram.voices.length, sent: telegram.sent.length };
