@@ -11,6 +11,7 @@ import {
 } from '../executions.ts';
 import { cutFenced, fencedSources, isOutsideSource } from '../external.ts';
 import { type ParsedCommand, parseCommand } from '../protocol/index.ts';
+import { outsideTexts, TurnQuotes } from '../quoted-text.ts';
 import { closestSkills, getSkill, skillHelp, type UnavailableDomain } from '../registry/index.ts';
 import type {
   SkillContext,
@@ -130,8 +131,11 @@ export class SkillExecutor {
   readonly #breakers: CircuitBreakers;
   readonly #now: () => Date;
   readonly #randomId: () => string;
-  /** Turns that have read fenced external text: their mutating calls always see the sentinel. */
-  readonly #taintedTurns = new Set<string>();
+  /**
+   * Turns that have read fenced outside text, with what they read: their mutating calls always
+   * see the sentinel, and the sentinel never sees that text (copies of it are redacted).
+   */
+  readonly #taintedTurns = new Map<string, TurnQuotes>();
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
@@ -144,9 +148,18 @@ export class SkillExecutor {
     return this.#breakers;
   }
 
-  /** Marks a turn as having read external content (also done for every fenced result it gets). */
-  taintTurn(turnId: string): void {
-    this.#taintedTurns.add(turnId);
+  /**
+   * Marks a turn as having read external content (done for every fenced result it gets; the
+   * turn engine also passes the history the model is shown). `content`'s outside fences are
+   * remembered so the sentinel is never shown copies of them.
+   */
+  taintTurn(turnId: string, content = ''): void {
+    let quotes = this.#taintedTurns.get(turnId);
+    if (!quotes) {
+      quotes = new TurnQuotes();
+      this.#taintedTurns.set(turnId, quotes);
+    }
+    quotes.add(outsideTexts(content));
   }
 
   /** The turn ended: forget what it read. */
@@ -178,7 +191,7 @@ export class SkillExecutor {
     }
     result = this.#truncate(result);
     if (request.turnId && result.status === 'ok' && fencedSources(result.content).some(isOutsideSource)) {
-      this.#taintedTurns.add(request.turnId);
+      this.taintTurn(request.turnId, result.content);
     }
     const durationMs = Math.round(performance.now() - startedMs);
     await this.#log(request, executionId, call, result, started, durationMs);
@@ -330,10 +343,13 @@ export class SkillExecutor {
   ): Promise<SkillResult | null> {
     const reviewStarted = this.#now();
     const reviewStartedMs = performance.now();
+    // What the turn read from outside never reaches the sentinel, not even copied into a command.
+    const quotes = request.turnId ? this.#taintedTurns.get(request.turnId) : undefined;
+    const redact = (text: string) => (quotes ? quotes.redact(text) : text);
     const decision = await this.#options.sentinel!.review({
       originalRequest: request.originalRequest ?? '',
-      mission: request.caller.kind === 'agent' ? request.caller.mission : null,
-      command: request.command,
+      mission: request.caller.kind === 'agent' ? redact(request.caller.mission) : null,
+      command: redact(request.command),
       skill,
       userId: request.user.id,
       turnId: request.turnId ?? null,
