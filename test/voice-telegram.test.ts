@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SPOKEN_TURN_NOTE } from '../src/agents/index.ts';
 import { setVoiceReplies } from '../src/users/index.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
@@ -12,6 +12,9 @@ import {
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 import { audioPartOf, SPOKEN_WORDS, telegramVoice, VOICE_NOTE_OGG } from './support/voice.ts';
+
+// Each test waits for real HTTP round trips through a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const SECRET = 'tg-webhook-secret_0123';
 const OWNER = 1111;
