@@ -100,6 +100,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       { dir: initial.skillsDir, source: 'user' },
     ],
     logger,
+    pollMs: initial.skills_poll_seconds * 1000,
   });
   skills.load();
   const handlers = builtinHandlers();
@@ -143,7 +144,11 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   const services: SkillServices = {
     database,
     integrations,
-    embedder: (text, signal) => (embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null)),
+    embedder: Object.assign(
+      (text: string, signal?: AbortSignal) =>
+        embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null),
+      { configured: embeddingsConfigured },
+    ),
     fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
   };
   const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });

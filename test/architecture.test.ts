@@ -15,6 +15,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** Every table the migrations create, and the folder under src/ that owns it. */
 const OWNERS: Record<string, string> = {
+  inbound_rate_windows: 'security',
   users: 'users',
   channel_identities: 'users',
   api_tokens: 'users',
@@ -24,6 +25,8 @@ const OWNERS: Record<string, string> = {
   conversation_summaries: 'memory',
   memory_entries: 'memory',
   memory_embeddings: 'memory',
+  memory_term_stats: 'memory',
+  memory_user_stats: 'memory',
   entities: 'memory',
   entity_relations: 'memory',
   entity_mentions: 'memory',

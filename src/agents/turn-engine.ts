@@ -10,6 +10,7 @@ import {
   type Conversation,
   claimTurn,
   createConversation,
+  findLatestConversation,
   getConversation,
   getTurn,
   latestConversation,
@@ -396,7 +397,13 @@ export class TurnEngine {
       return found;
     }
     if (input.newConversation) return createConversation(database, user.id, input.channel);
-    return latestConversation(database, user.id, input.channel);
+    const latest = await findLatestConversation(database, user.id, input.channel);
+    if (latest) return latest;
+    // None yet: created under a lock, so a user's first messages arriving at two instances at
+    // once start one conversation, not two.
+    return database.withAdvisoryLock(`first-conversation:${user.id}:${input.channel}`, () =>
+      latestConversation(database, user.id, input.channel),
+    );
   }
 
   #modeFor(conversation: Conversation, channel: string): ChannelMode {

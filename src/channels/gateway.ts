@@ -6,11 +6,12 @@ import { StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { appendMessage, createConversation, latestUserConversation } from '../memory/index.ts';
+import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { ensureUser, identitiesByPreference, linkIdentity, noteIdentityActivity } from '../users/index.ts';
 import type { VoiceService } from '../voice/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
-import { markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
+import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
@@ -67,6 +68,8 @@ export class Gateway implements GatewayPort {
   readonly #deps: GatewayDeps;
   readonly #adapters: Map<ChannelName, ChannelAdapter>;
   readonly #chats = new KeyedQueue();
+  readonly #processing = new Set<Promise<unknown>>();
+  readonly #rateLimiter: InboundRateLimiter;
   readonly #now: () => Date;
   #started = false;
   readonly #dispatcher: ChatDispatcher;
@@ -74,6 +77,7 @@ export class Gateway implements GatewayPort {
   constructor(deps: GatewayDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#rateLimiter = new InboundRateLimiter(deps.database, () => deps.config().limits);
     this.#adapters = new Map(deps.adapters.map((adapter) => [adapter.name, adapter]));
     this.#dispatcher = new ChatDispatcher({
       database: deps.database,
@@ -155,10 +159,17 @@ export class Gateway implements GatewayPort {
     }
   }
 
+  /**
+   * Stops the channels. Chats being processed get up to 5 s to store their replies, and the
+   * outbox up to 5 s to send what is due, so a reply of a turn that finished while Steward was
+   * stopping leaves now rather than after the restart (anything left is sent then, once).
+   */
   async stop(): Promise<void> {
-    for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
     await this.#dispatcher.stop();
+    await settleWithin([...this.#processing], 5_000);
+    await settleWithin([this.sender.flush()], 5_000);
     await this.sender.stop();
+    for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
     this.#started = false;
   }
 
@@ -168,6 +179,17 @@ export class Gateway implements GatewayPort {
    * stored and open, and the sweep queues it.
    */
   async receive(message: InboundMessage): Promise<{ id: number; duplicate: boolean }> {
+    // Rate limits refuse a message before it is stored (429: the platform sends it again);
+    // a redelivery of one already stored is always taken.
+    try {
+      await this.#rateLimiter.check({
+        userId: `${message.channel}:${message.senderId}`,
+        channel: message.channel,
+      });
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      if (!(await inboundStored(this.#deps.database, message.channel, message.channelMessageId))) throw error;
+    }
     const stored = await storeInbound(this.#deps.database, message);
     if (!stored.duplicate) this.#dispatcher.dispatch(message.channel, message.chatId);
     return stored;
@@ -181,7 +203,7 @@ export class Gateway implements GatewayPort {
   async processChat(channel: ChannelName, chatId: string): Promise<void> {
     const { database } = this.#deps;
     const key = `${channel}:${chatId}`;
-    await this.#chats.run(key, () =>
+    const work = this.#chats.run(key, () =>
       database.withAdvisoryLock(`channel-chat:${key}`, async () => {
         // From here on a new message of this chat needs a new job (unless this loop sees it).
         this.#dispatcher.started(channel, chatId);
@@ -192,6 +214,12 @@ export class Gateway implements GatewayPort {
         }
       }),
     );
+    this.#processing.add(work);
+    try {
+      await work;
+    } finally {
+      this.#processing.delete(work);
+    }
     this.sender.kick();
   }
 
@@ -404,4 +432,17 @@ export class Gateway implements GatewayPort {
     );
     await queueOutbound(db, parts);
   }
+}
+
+/** Waits for `work` to settle, or `ms`, whichever comes first. */
+async function settleWithin(work: Promise<unknown>[], ms: number): Promise<void> {
+  if (work.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(work),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }

@@ -69,6 +69,19 @@ export async function storeInbound(
   return { id: existing[0]!.id, duplicate: true };
 }
 
+/** Whether the platform message is stored already (a redelivery). */
+export async function inboundStored(
+  db: Queryable,
+  channel: string,
+  channelMessageId: string,
+): Promise<boolean> {
+  const rows = await db.query(
+    'SELECT 1 FROM inbound_messages WHERE channel = $1 AND channel_message_id = $2',
+    [channel, channelMessageId],
+  );
+  return rows.length > 0;
+}
+
 export async function getInbound(db: Queryable, id: number): Promise<StoredInbound | null> {
   const rows = await db.query<InboundRow>(`SELECT ${COLUMNS} FROM inbound_messages WHERE id = $1`, [id]);
   return rows[0] ? toInbound(rows[0]) : null;

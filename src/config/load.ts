@@ -43,6 +43,21 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'database_url',
     description: 'PostgreSQL server URL; unset = embedded PGlite',
   },
+  {
+    name: 'DATABASE_MAX_CONNECTIONS',
+    key: 'database_max_connections',
+    description: 'PostgreSQL connections per instance (all instances together must fit max_connections)',
+  },
+  {
+    name: 'STEWARD_SHUTDOWN_GRACE_SECONDS',
+    key: 'shutdown_grace_seconds',
+    description: 'on SIGTERM, seconds running turns get to finish before they are interrupted',
+  },
+  {
+    name: 'STEWARD_SKILLS_POLL_SECONDS',
+    key: 'skills_poll_seconds',
+    description: 'poll the skills dir every N seconds (shared network volume); 0 = change events',
+  },
   { name: 'HOST', key: 'host', description: 'address the server listens on' },
   {
     name: 'STEWARD_ALLOWED_HOSTS',

@@ -59,6 +59,10 @@ export const limitsSchema = z
     agent_concurrency: z.number().int().positive().default(4),
     /** Longest message a turn takes; longer ones are refused with a reply saying so. */
     max_message_chars: z.number().int().min(100).max(1_000_000).default(40_000),
+    /** Inbound messages one user may send per minute (API and channels; 0 = no limit). */
+    inbound_per_user_per_minute: z.coerce.number().int().min(0).default(30),
+    /** Inbound messages one chat channel (telegram, slack, …) takes per minute, all senders (0 = no limit). */
+    inbound_per_channel_per_minute: z.coerce.number().int().min(0).default(600),
   })
   .strict();
 export type Limits = z.infer<typeof limitsSchema>;
@@ -299,6 +303,12 @@ export const configSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
+    /** PostgreSQL connections one instance may open in all (queries, held turn locks, jobs). */
+    database_max_connections: z.coerce.number().int().min(12).max(1000).default(30),
+    /** On SIGTERM, how long running turns may finish before they are interrupted (resumed after the restart). */
+    shutdown_grace_seconds: z.coerce.number().min(0).max(3600).default(25),
+    /** Poll the user skills dir every this many seconds instead of relying on change events (0 = events). */
+    skills_poll_seconds: z.coerce.number().min(0).max(3600).default(0),
     host: z.string().min(1).default('127.0.0.1'),
     /** Extra Host names the HTTP server answers to (besides loopback, HOST and STEWARD_PUBLIC_URL). */
     allowed_hosts: z
@@ -320,7 +330,12 @@ export const configSchema = z
     skills_dir: z.string().min(1).optional(),
     llm: z
       .object({
-        base_url: z.url('must be an http(s) URL').optional(),
+        base_url: z
+          .url({
+            protocol: /^https?$/,
+            message: 'must be an http(s) URL with its scheme, e.g. http://localhost:11434/v1',
+          })
+          .optional(),
         api_key: z.string().min(1).optional(),
         /** Sent as OpenRouter's `HTTP-Referer` / `X-Title` attribution headers. */
         app_name: z.string().default('Steward'),

@@ -1,8 +1,15 @@
-export { COMPACTION_JOB, EMBED_JOB, enqueueCompaction, registerMemoryJobs } from './background.ts';
+export {
+  COMPACTION_JOB,
+  EMBED_JOB,
+  enqueueCompaction,
+  registerMemoryJobs,
+  VECTOR_INDEX_JOB,
+} from './background.ts';
 export {
   appendMessage,
   type Conversation,
   createConversation,
+  findLatestConversation,
   getConversation,
   latestConversation,
   messagesOfTurn,
@@ -15,6 +22,7 @@ export {
 } from './conversations.ts';
 export { latestUserConversation } from './latest-user-conversation.ts';
 export {
+  buildVectorIndexes,
   type DecayOptions,
   type DecayResult,
   DUPLICATE_SIMILARITY,
@@ -39,6 +47,7 @@ export {
   type MemorySourceType,
   memoriesForContext,
   type NewMemory,
+  nearestMemoryIds,
   type PendingEmbedding,
   pendingEmbeddings,
   type QueryEmbedder,
@@ -53,6 +62,8 @@ export {
   saveMemory,
   searchMemories,
   storeEmbedding,
+  VECTOR_INDEX_MIN_ROWS,
+  vectorIndexName,
 } from './store/index.ts';
 export {
   allOpenTurns,

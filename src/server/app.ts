@@ -5,6 +5,7 @@ import type { Logger } from '../logging/index.ts';
 import { type AuthEnv, apiAuth } from './auth.ts';
 import { bodySizeLimit, hostAndOriginGuard, jsonBodies } from './edge.ts';
 import type { HttpLifecycle } from './lifecycle.ts';
+import { securityHeaders } from './security-headers.ts';
 
 /** Largest JSON body the API reads (a message is at most limits.max_message_chars). */
 export const API_BODY_LIMIT = 1024 * 1024;
@@ -34,6 +35,7 @@ export type ServerDeps = {
 /** The HTTP app. Built without listening, so tests call `app.request()` in-process. */
 export function createServerApp(deps: ServerDeps): Hono {
   const app = new Hono();
+  app.use('*', securityHeaders());
   if (deps.lifecycle) app.use('*', deps.lifecycle.middleware());
   app.route('/', healthRoutes(deps.database));
   const guard = hostAndOriginGuard(deps.config);

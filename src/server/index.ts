@@ -7,5 +7,6 @@ export { API_BODY_LIMIT, createServerApp } from './app.ts';
 export { type AuthEnv, actingUser, isLoopbackHost, mayRead, OWNER_USER, type Principal } from './auth.ts';
 export { hostAllowed } from './edge.ts';
 export { HttpLifecycle } from './lifecycle.ts';
-export { assertSafeBinding, listen } from './listen.ts';
+export { assertCanListen, assertSafeBinding, listen } from './listen.ts';
 export { type MetricsSource, metricsRoutes } from './metrics-route.ts';
+export { DEFAULT_CSP, securityHeaders } from './security-headers.ts';

@@ -88,7 +88,10 @@ export type SkillServices = {
    * Embeds a search query (memory.search). Resolves null when no embeddings model is
    * configured; may reject when the model fails, and callers then search without vectors.
    */
-  embedder?: (text: string, signal?: AbortSignal) => Promise<{ vector: number[]; model: string } | null>;
+  embedder?: ((text: string, signal?: AbortSignal) => Promise<{ vector: number[]; model: string } | null>) & {
+    /** Whether an embeddings model is configured (see memory's QueryEmbedder). */
+    configured?: () => boolean;
+  };
   /** Email, calendar and CRM providers per user (the email, calendar and crm skills). */
   integrations?: Integrations;
   /** Each user's files, the content index and Drive sync (files.* skills). */

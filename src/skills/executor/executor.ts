@@ -12,7 +12,14 @@ import {
 import { cutFenced, fencedSources, isOutsideSource } from '../external.ts';
 import { type ParsedCommand, parseCommand } from '../protocol/index.ts';
 import { outsideTexts, TurnQuotes } from '../quoted-text.ts';
-import { closestSkills, getSkill, skillHelp, type UnavailableDomain } from '../registry/index.ts';
+import {
+  closestSkills,
+  getSkill,
+  invalidSkills,
+  parseFlagsSection,
+  skillHelp,
+  type UnavailableDomain,
+} from '../registry/index.ts';
 import type {
   SkillContext,
   SkillDefinition,
@@ -244,6 +251,14 @@ export class SkillExecutor {
       return { status: 'error', content: `${parsed.skill}: unavailable: ${domainDown}` };
     }
     if (!skill) {
+      const invalid = invalidSkills(snapshot).get(parsed.skill);
+      if (invalid) {
+        return {
+          status: 'error',
+          content: `${parsed.skill}: invalid: ${invalid.reason}. Its file ${invalid.path} must be fixed first (steward skills validate shows every problem).`,
+          metadata: { invalid: 'skill_file' },
+        };
+      }
       const closest = closestSkills(snapshot, parsed.skill, 3);
       const hint = closest.length ? ` Did you mean: ${closest.join(', ')}?` : '';
       return {
@@ -260,7 +275,10 @@ export class SkillExecutor {
 
     const handler = this.#options.handlers.get(skill.handler);
     if (!handler) {
-      // A template skill (a workflow): its body is the instructions to follow.
+      // A template skill (a workflow): its body is the instructions to follow, and the flags
+      // it takes are the ones its `## Flags` section documents.
+      const flagProblem = templateFlagProblem(skill.name, skill.body, parsed.flags);
+      if (flagProblem) return { status: 'error', content: flagProblem };
       return {
         status: 'ok',
         content: `Instructions for ${skill.name} — follow them step by step with the skills they name:\n\n${skill.body.trim()}`,
@@ -542,4 +560,25 @@ function record(request: ExecuteRequest, executionId: string, parsed: ParsedComm
     command: request.command,
     flags: parsed ? parsed.flags : null,
   };
+}
+
+/** Flags a template skill was given that its `## Flags` section does not document, or lacks. */
+function templateFlagProblem(name: string, body: string, given: Record<string, unknown>): string | null {
+  const documented = parseFlagsSection(body);
+  const known = new Set(documented.map((flag) => flag.name));
+  const normal = (flag: string) => flag.toLowerCase().replaceAll('-', '_');
+  const dashed = (flag: string) => `--${flag.replaceAll('_', '-')}`;
+  const unknown = Object.keys(given).filter((flag) => !known.has(normal(flag)));
+  const see = `See \`${name} --help\`.`;
+  if (unknown.length) {
+    const takes = documented.length
+      ? `Its flags: ${documented.map((flag) => dashed(flag.name)).join(', ')}.`
+      : 'It takes no flags.';
+    return `${name} has no flag ${unknown.map((flag) => dashed(normal(flag))).join(', ')}. ${takes} ${see}`;
+  }
+  const givenNames = new Set(Object.keys(given).map(normal));
+  const missing = documented.filter((flag) => flag.required && !givenNames.has(flag.name));
+  if (missing.length)
+    return `${name} needs ${missing.map((flag) => dashed(flag.name)).join(', ')} (required). ${see}`;
+  return null;
 }
