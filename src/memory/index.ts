@@ -71,3 +71,11 @@ export {
   type TurnState,
   turnOfChannelMessage,
 } from './turns.ts';
+export {
+  forgetMemory,
+  listMemories,
+  type MemoryListItem,
+  recentTurns,
+  setMemoryImportance,
+  type TurnListItem,
+} from './dashboard.ts';

@@ -36,3 +36,4 @@ export {
   type TaskStatus,
 } from './types.ts';
 export { type TaskChanges, type TaskUpdate, updateTask } from './update.ts';
+export { listTasksForDashboard, type TaskListItem } from './dashboard.ts';
