@@ -46,6 +46,8 @@ const OWNERS: Record<string, string> = {
   file_operations: 'files',
   content_index: 'files',
   drive_sync_files: 'files',
+  web_sessions: 'web',
+  web_login_codes: 'web',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -80,7 +80,10 @@ function lastUserText(messages: unknown): { text: string } | { problem: string; 
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index] as WireMessage;
     if (!message || typeof message !== 'object') {
-      return { problem: `messages[${index}] must be an object {role, content}.`, param: `messages[${index}]` };
+      return {
+        problem: `messages[${index}] must be an object {role, content}.`,
+        param: `messages[${index}]`,
+      };
     }
     if (message.role !== 'user') continue;
     const { content } = message;
@@ -98,7 +101,10 @@ function lastUserText(messages: unknown): { text: string } | { problem: string; 
       };
     }
     if (!text.trim()) {
-      return { problem: `messages[${index}] (the last user message) has no text.`, param: `messages[${index}].content` };
+      return {
+        problem: `messages[${index}] (the last user message) has no text.`,
+        param: `messages[${index}].content`,
+      };
     }
     const bad = unstorableCharacter(text);
     if (bad) {
@@ -109,7 +115,10 @@ function lastUserText(messages: unknown): { text: string } | { problem: string; 
     }
     return { text };
   }
-  return { problem: "'messages' has no message with role 'user'; send the user's message last.", param: 'messages' };
+  return {
+    problem: "'messages' has no message with role 'user'; send the user's message last.",
+    param: 'messages',
+  };
 }
 
 /** The conversation for (user, the request's `user` field): a stable id, created on first use. */
@@ -141,7 +150,8 @@ function usageOf(outcome: TurnOutcome) {
 
 function refusal(error: unknown): { status: 400 | 503; message: string; code: string } | null {
   if (!(error instanceof StewardError)) return null;
-  if (error.code === 'invalid_message') return { status: 400, message: error.message, code: 'invalid_message' };
+  if (error.code === 'invalid_message')
+    return { status: 400, message: error.message, code: 'invalid_message' };
   if (error.code === 'shutting_down') return { status: 503, message: error.message, code: 'unavailable' };
   return null;
 }
@@ -186,11 +196,21 @@ export function openAiRoutes(deps: {
     const userId = c.get('stewardUser');
     const length = Number(c.req.header('content-length') ?? 0);
     if (length > API_BODY_LIMIT) {
-      return openAiError(c, 413, `The request body is over the limit of ${API_BODY_LIMIT} bytes.`, 'payload_too_large');
+      return openAiError(
+        c,
+        413,
+        `The request body is over the limit of ${API_BODY_LIMIT} bytes.`,
+        'payload_too_large',
+      );
     }
     const raw = await c.req.text();
     if (raw.length > API_BODY_LIMIT) {
-      return openAiError(c, 413, `The request body is over the limit of ${API_BODY_LIMIT} bytes.`, 'payload_too_large');
+      return openAiError(
+        c,
+        413,
+        `The request body is over the limit of ${API_BODY_LIMIT} bytes.`,
+        'payload_too_large',
+      );
     }
     let body: Record<string, unknown>;
     try {
@@ -206,11 +226,14 @@ export function openAiRoutes(deps: {
       );
     }
     if (typeof body.model !== 'string' || !body.model) {
-      return openAiError(c, 400, "'model' is required: use \"steward\".", 'missing_model', { param: 'model' });
+      return openAiError(c, 400, '\'model\' is required: use "steward".', 'missing_model', {
+        param: 'model',
+      });
     }
     if (body.model !== OPENAI_MODEL) return modelNotFound(c, body.model);
     const input = lastUserText(body.messages);
-    if ('problem' in input) return openAiError(c, 400, input.problem, 'invalid_messages', { param: input.param });
+    if ('problem' in input)
+      return openAiError(c, 400, input.problem, 'invalid_messages', { param: input.param });
     const clientKey = body.user === undefined || body.user === null ? '' : body.user;
     if (typeof clientKey !== 'string' || clientKey.length > 256 || unstorableCharacter(clientKey)) {
       return openAiError(c, 400, "'user' must be a string of at most 256 characters.", 'invalid_user', {
@@ -254,7 +277,11 @@ export function openAiRoutes(deps: {
     return streamSSE(c, async (sse) => {
       const id = `chatcmpl-${randomId()}`;
       const stamp = created();
-      const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
+      const chunk = (
+        delta: Record<string, unknown>,
+        finish: string | null,
+        extra: Record<string, unknown> = {},
+      ) =>
         sse.writeSSE({
           data: JSON.stringify({
             id,

@@ -30,7 +30,11 @@ export async function createSession(
   return { id, session: { userId: who.userId, owner: who.owner, csrf } };
 }
 
-export async function sessionOf(db: Queryable, id: string, now: Date = new Date()): Promise<WebSession | null> {
+export async function sessionOf(
+  db: Queryable,
+  id: string,
+  now: Date = new Date(),
+): Promise<WebSession | null> {
   if (!id || id.length > 200) return null;
   const rows = await db.query<{ user_id: string; owner: boolean; csrf: string }>(
     'SELECT user_id, owner, csrf FROM web_sessions WHERE id_hash = $1 AND expires_at > $2',

@@ -1,10 +1,12 @@
 /** Failed logins per address: `max` failures within `windowMs` lock the address out until the oldest ages out. */
 export class LoginThrottle {
   #failures = new Map<string, number[]>();
-  constructor(
-    private readonly max = 5,
-    private readonly windowMs = 5 * 60 * 1000,
-  ) {}
+  readonly max: number;
+  readonly windowMs: number;
+  constructor(max = 5, windowMs = 5 * 60 * 1000) {
+    this.max = max;
+    this.windowMs = windowMs;
+  }
 
   #recent(address: string, now: number): number[] {
     const kept = (this.#failures.get(address) ?? []).filter((at) => now - at < this.windowMs);
