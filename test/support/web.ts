@@ -45,7 +45,7 @@ export async function startWebSteward(backend: Backend, fake: FakeLlm): Promise<
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
       await new Promise<void>((resolve) => {
-        server.closeAllConnections?.();
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());
       });
       await steward.close();
