@@ -25,9 +25,12 @@ let fake: FakeLlm;
 let steward: WebSteward;
 let browser: Browser;
 const problems: string[] = [];
+/** Set while a page is loaded that answers 401/404 on purpose (Chromium logs that as a console error). */
+let expectingErrorStatus = false;
 
 function watch(page: Page): Page {
   page.on('console', (message) => {
+    if (expectingErrorStatus && message.text().startsWith('Failed to load resource')) return;
     if (message.type() === 'error') problems.push(`${page.url()}: console error: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`${page.url()}: page error: ${error.message}`));
@@ -39,6 +42,8 @@ function watch(page: Page): Page {
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
+  // A background tab does not paint: bring the page forward first.
+  await page.bringToFront();
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
@@ -78,13 +83,16 @@ afterAll(async () => {
 
 describe('the dashboard in Chromium', () => {
   it('logs in, streams a chat reply in place, and shows the turn live with its DAG', async () => {
-    const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }));
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = watch(await context.newPage());
     await page.goto(`${steward.url}/`);
     expect(new URL(page.url()).pathname).toBe('/login');
     await shoot(page, 'login');
+    expectingErrorStatus = true;
     await page.fill('input[name="token"]', 'wrong-token');
     await page.press('input[name="token"]', 'Enter');
     await page.waitForSelector('.error');
+    expectingErrorStatus = false;
     expect(await page.textContent('.error')).toContain('not valid');
     await page.fill('input[name="token"]', OWNER_TOKEN);
     await page.press('input[name="token"]', 'Enter');
@@ -122,7 +130,7 @@ describe('the dashboard in Chromium', () => {
     expect(href).toMatch(/^\/turns\/[\w-]+$/);
 
     // The trace page, opened while the turn runs, fills in live.
-    const trace = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }));
+    const trace = watch(await context.newPage());
     await trace.goto(`${steward.url}${href}`);
     await trace.waitForSelector('[data-agent-id="finder"][data-status="running"]', { timeout: 15_000 });
     await shoot(trace, 'turn-live');
@@ -151,8 +159,7 @@ describe('the dashboard in Chromium', () => {
     models.assertDone();
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await trace.evaluate('window.__pwned')).toBeUndefined();
-    await trace.close();
-    await page.close();
+    await context.close();
     expect(problems).toEqual([]);
   });
 
@@ -181,8 +188,11 @@ describe('the dashboard in Chromium', () => {
       expect(await page.goto(`${steward.url}/tasks`).then(() => page.content())).toContain(
         'Seeded task &lt;script&gt;',
       );
+      expectingErrorStatus = true;
       const missing = await page.goto(`${steward.url}/turns/no-such-turn`);
       expect(missing?.status()).toBe(404);
+      await shoot(page, `turn-missing-${suffix}`);
+      expectingErrorStatus = false;
       await context.close();
     }
     expect(problems).toEqual([]);
