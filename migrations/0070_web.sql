@@ -18,3 +18,7 @@ CREATE TABLE web_login_codes (
   expires_at timestamptz NOT NULL,
   used_at timestamptz
 );
+
+-- The dashboard lists recent turns, everyone's (the owner) or one user's.
+CREATE INDEX turns_recent_idx ON turns (queued_at DESC);
+CREATE INDEX turns_user_recent_idx ON turns (user_id, queued_at DESC);

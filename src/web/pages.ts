@@ -530,9 +530,9 @@ function barChart(title: string, bars: Array<{ label: string; value: number; tex
   const width = 640;
   const height = 200;
   const max = Math.max(...bars.map((bar) => bar.value), 0) || 1;
-  const step = bars.length ? width / bars.length : width;
+  const step = bars.length ? Math.min(80, width / bars.length) : width;
   return html`<figure class="chart"><figcaption>${title}</figcaption>
-    <svg viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="${title}" preserveAspectRatio="none">
+    <svg viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="${title}">
       ${bars.map((bar, index) => {
         const h = Math.round((bar.value / max) * height);
         return html`<g><rect x="${(index * step + 1).toFixed(1)}" y="${height - h}" width="${Math.max(1, step - 2).toFixed(1)}" height="${h}" fill="#3b6fb6"><title>${bar.label}: ${bar.text}</title></rect></g>`;
