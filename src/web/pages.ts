@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { type Context, Hono } from 'hono';
 import { html, raw } from 'hono/html';
 import { streamSSE } from 'hono/streaming';
@@ -26,6 +27,8 @@ import type { WebSession } from './sessions.ts';
 import { agentStatus, turnBody } from './turn-view.ts';
 
 export const WEB_CHANNEL = 'web';
+/** The built-in skill pages shipped with the package. */
+const BUILTIN_SKILLS = new URL('../../skills/', import.meta.url);
 const MAX_TEXT = 32_000;
 const TURN_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
@@ -322,7 +325,9 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     const snapshot = deps.skills();
     const breakers = new Map((await deps.breakers()).map((row) => [row.skill, row.state]));
     const skills = [...snapshot.skills.values()].sort((a, b) => a.name.localeCompare(b.name));
-    const builtin = new Set(skills.filter((skill) => skill.source === 'builtin').map((skill) => skill.name));
+    // A user skill overrides a built-in when the package ships a page of the same name.
+    const overrides = (skill: (typeof skills)[number]) =>
+      skill.source === 'user' && existsSync(new URL(`${skill.domain}/${skill.action}.md`, BUILTIN_SKILLS));
     return page(c, {
       title: 'Skills',
       session,
@@ -340,7 +345,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
             (
               skill,
             ) => html`<tr id="skill-${skill.name}"><td><details><summary><code>${skill.name}</code></summary><div class="markdown">${markdown(skill.body)}</div></details></td>
-              <td>${skill.source === 'user' && builtin.has(skill.name) ? 'override' : skill.source === 'builtin' ? 'built-in' : skill.source}</td>
+              <td>${overrides(skill) ? 'override' : skill.source === 'builtin' ? 'built-in' : skill.source}</td>
               <td>${skill.readonly ? 'read-only' : 'mutating'}</td>
               <td><span class="badge breaker-${breakers.get(skill.name) ?? 'closed'}">${breakers.get(skill.name) ?? 'closed'}</span></td>
               <td>${skill.description}</td></tr>`,
