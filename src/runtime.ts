@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
-import { createChannelAdapters, Gateway, setActiveGateway } from './channels/index.ts';
+import { createChannelAdapters, Gateway, outboxBacklog, setActiveGateway } from './channels/index.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
 import {
@@ -256,6 +256,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     queueDepths: () => jobs.depths(),
     breakerStates: () => executor.breakers.states(),
     isKnownSkill: (name) => skills.snapshot().skills.has(name),
+    outboxBacklog: () => outboxBacklog(database),
   });
   observability.metrics?.seed({
     llmModels: Object.entries(initial.roster.roles).flatMap(([role, spec]) =>

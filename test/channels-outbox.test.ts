@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { outboxRows } from '../src/channels/index.ts';
+import { outboxBacklog, outboxRows } from '../src/channels/index.ts';
 import { queueOutbound } from '../src/channels/outbox.ts';
 import { OutboxSender } from '../src/channels/outbox-sender.ts';
 import { TelegramAdapter } from '../src/channels/telegram/telegram-adapter.ts';
 import { silentLogger } from '../src/logging/logger.ts';
+import { StewardMetrics } from '../src/metrics/index.ts';
 import { describeEachBackend } from './support/db.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
@@ -73,6 +74,18 @@ describeEachBackend('outbox', (db) => {
     expect(settled.every((row) => row.platformMessageId !== null)).toBe(true);
     const delivered = telegram.sent.filter((message) => message.chat_id === chatId);
     expect(delivered.map((message) => message.text)).toEqual(['first', 'second']);
+  });
+
+  it('reports what waits to be sent as steward_outbox_backlog', async () => {
+    const metrics = new StewardMetrics({ outboxBacklog: () => outboxBacklog(db()) });
+    const backlog = async () =>
+      Number(/^steward_outbox_backlog (\d+)$/m.exec((await metrics.render()).body)?.[1]);
+    await sender().flush();
+    const before = await backlog();
+    await queue(['one', 'two', 'three']);
+    expect(await backlog()).toBe(before + 3);
+    await sender().flush();
+    expect(await backlog()).toBe(before);
   });
 
   it('resends as plain text when Telegram cannot parse the HTML', async () => {

@@ -8,7 +8,7 @@ export {
   type PairingApproval,
   type TurnHandler,
 } from './gateway.ts';
-export { type OutboxRow, type OutboxStatus, outboxRows } from './outbox.ts';
+export { type OutboxRow, type OutboxStatus, outboxBacklog, outboxRows } from './outbox.ts';
 export {
   normalizePairingCode,
   PAIRING_ALPHABET,

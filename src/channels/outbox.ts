@@ -80,6 +80,14 @@ export async function queueOutbound(db: Queryable, parts: NewOutbound[]): Promis
   return ids;
 }
 
+/** Outbound messages stored and not yet delivered (pending, being sent, or waiting on a retry). */
+export async function outboxBacklog(db: Queryable): Promise<number> {
+  const rows = await db.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM outbox_messages WHERE status IN ('pending', 'sending')",
+  );
+  return rows[0]?.count ?? 0;
+}
+
 /** Chats with something to send (or a send left in flight by a crash). */
 export async function chatsWithOpenMessages(
   db: Queryable,

@@ -164,12 +164,14 @@ export async function openPostgres(
   let locks: pg.Pool | null = null;
   const instanceClients = new Map<string, pg.Client>();
   const lockPool = () => {
-    locks ??= new pg.Pool({
-      connectionString: url,
-      max: options.lockConnections ?? 20,
-      application_name: `${applicationName}-locks`,
-    });
-    locks.on('error', () => {});
+    if (!locks) {
+      locks = new pg.Pool({
+        connectionString: url,
+        max: options.lockConnections ?? 20,
+        application_name: `${applicationName}-locks`,
+      });
+      locks.on('error', () => {});
+    }
     return locks;
   };
   const database: Database = {

@@ -25,6 +25,8 @@ export type MetricsSources = {
   breakerStates?: () => Promise<Array<{ skill: string; state: BreakerState }>>;
   /** Bounds the `skill` label: an unknown name is counted as `unknown`. */
   isKnownSkill?: (name: string) => boolean;
+  /** Outbound chat messages stored and not yet delivered. */
+  outboxBacklog?: () => Promise<number>;
 };
 
 /**
@@ -105,11 +107,6 @@ export class StewardMetrics {
     labelNames: ['queue', 'final'],
     registers: [this.registry],
   });
-  readonly outboxBacklog = new Gauge({
-    name: 'steward_outbox_backlog',
-    help: 'Outbound messages stored and not yet delivered',
-    registers: [this.registry],
-  });
 
   constructor(sources: MetricsSources = {}) {
     this.#sources = sources;
@@ -146,11 +143,19 @@ export class StewardMetrics {
         }
       },
     });
+    new Gauge({
+      name: 'steward_outbox_backlog',
+      help: 'Outbound messages stored and not yet delivered',
+      registers: [this.registry],
+      async collect() {
+        const { outboxBacklog } = current();
+        this.set(outboxBacklog ? await outboxBacklog().catch(() => 0) : 0);
+      },
+    });
     for (const mode of TURN_MODES) for (const status of TURN_STATUSES) this.turns.inc({ mode, status }, 0);
     for (const channel of WEBHOOK_CHANNELS) {
       for (const result of ['verified', 'rejected']) this.webhooks.inc({ channel, result }, 0);
     }
-    this.outboxBacklog.set(0);
   }
 
   /** Where scrape-time values come from (the job queue and breakers exist after the metrics). */
@@ -225,11 +230,6 @@ export class StewardMetrics {
   /** For channel adapters: every inbound webhook, after verification. */
   webhookReceived(channel: string, result: WebhookResult): void {
     this.webhooks.inc({ channel, result });
-  }
-
-  /** For the outbox: messages stored and not yet delivered. */
-  setOutboxBacklog(count: number): void {
-    this.outboxBacklog.set(count);
   }
 
   /** The Prometheus text exposition. */

@@ -56,7 +56,7 @@ const RULES: ChannelRule[] = [
   {
     channel: 'googlechat',
     label: 'Google Chat',
-    credentials: ['GOOGLE_CHAT_SERVICE_ACCOUNT', 'GOOGLE_CHAT_API_URL'],
+    credentials: ['GOOGLE_CHAT_SERVICE_ACCOUNT'],
     secret: 'GOOGLE_CHAT_PROJECT_NUMBER',
     severity: 'high',
     consequence: "the JWT Google signs each request with cannot be checked against your project's audience",
