@@ -13,6 +13,14 @@ export {
   setMessageContext,
   setMessageTurn,
 } from './conversations.ts';
+export {
+  forgetMemory,
+  listMemories,
+  type MemoryListItem,
+  recentTurns,
+  setMemoryImportance,
+  type TurnListItem,
+} from './dashboard.ts';
 export { latestUserConversation } from './latest-user-conversation.ts';
 export {
   type DecayOptions,
@@ -71,11 +79,3 @@ export {
   type TurnState,
   turnOfChannelMessage,
 } from './turns.ts';
-export {
-  forgetMemory,
-  listMemories,
-  type MemoryListItem,
-  recentTurns,
-  setMemoryImportance,
-  type TurnListItem,
-} from './dashboard.ts';
