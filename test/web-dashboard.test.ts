@@ -67,11 +67,11 @@ for (const backend of backends()) {
     beforeAll(async () => {
       fake = await startFakeLlm();
       steward = await startWebSteward(backend, fake);
-    });
+    }, 180_000);
     afterAll(async () => {
       await steward?.stop();
       await fake?.close();
-    });
+    }, 120_000);
     afterEach(() => fake.reset());
 
     it('sends every page to /login without a session; the login page has a token field', async () => {

@@ -22,11 +22,11 @@ for (const backend of backends()) {
       fake = await startFakeLlm();
       steward = await startWebSteward(backend, fake);
       client = new OpenAI({ apiKey: OWNER_TOKEN, baseURL: `${steward.url}/v1`, maxRetries: 0 });
-    });
+    }, 180_000);
     afterAll(async () => {
       await steward?.stop();
       await fake?.close();
-    });
+    }, 120_000);
     afterEach(() => fake.reset());
 
     it('lists the model steward', async () => {
