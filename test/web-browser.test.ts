@@ -143,6 +143,9 @@ describe('the dashboard in Chromium', { timeout: 300_000 }, () => {
     await trace.waitForSelector('[data-agent-id="finder"][data-status="running"]', { timeout: 15_000 });
     // Not yet started, so not in the stored trace: it came over the event stream.
     await trace.waitForSelector('[data-agent-id="writer"][data-status="pending"]', { timeout: 5_000 });
+    // What the page showed from the database is not added again by the stream's replay.
+    expect(await trace.locator('#timeline tr.skill', { hasText: 'tasks.create' }).count()).toBe(1);
+    expect(await trace.locator('[data-agent-id="maker"] [data-field="calls"] li').count()).toBe(1);
     await shoot(trace, 'turn-live', { bestEffort: true });
     await trace.waitForSelector('[data-agent-id="writer"][data-status="done"]', { timeout: 30_000 });
     // At the turn's end the page reloads the stored trace.

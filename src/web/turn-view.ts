@@ -49,7 +49,7 @@ function agentNode(agent: Agent) {
     <p class="mission">${truncate(agent.mission, 300)}</p>
     ${deps.length ? html`<p class="deps">after ${deps.join(', ')}</p>` : ''}
     <p class="meta" data-field="duration">${agent.durationMs !== null && agent.durationMs !== undefined ? `${agent.durationMs} ms` : ''}</p>
-    <ul class="calls" data-field="calls">${agent.skillCalls.map((call) => html`<li class="call-${call.status}"><code>${truncate(call.command, 200)}</code> ${call.status}</li>`)}</ul>
+    <ul class="calls" data-field="calls">${agent.skillCalls.map((call) => html`<li class="call-${call.status}" data-execution-id="${call.id}"><code>${truncate(call.command, 200)}</code> ${call.status}</li>`)}</ul>
     ${agent.error ? html`<p class="error">${truncate(agent.error, 500)}</p>` : ''}
   </article>`;
 }
@@ -74,7 +74,7 @@ export function turnBody(trace: TurnTrace) {
     ].map(({ call, agent }) => ({
       at: new Date(call.startedAt ?? 0),
       kind: 'skill' as const,
-      html: html`<tr class="skill call-${call.status}"><td>${formatDate(call.startedAt ? new Date(call.startedAt) : null)}</td><td>skill${agent ? ` (${agent})` : ''}</td><td><code>${truncate(call.command, 300)}</code> <span class="badge">${call.status}</span><details><summary>result</summary><pre>${truncate(call.result ?? call.error ?? '', 4000)}</pre></details></td><td>${call.durationMs ?? ''} ms</td><td></td><td></td><td></td><td></td></tr>`,
+      html: html`<tr class="skill call-${call.status}" data-execution-id="${call.id}"><td>${formatDate(call.startedAt ? new Date(call.startedAt) : null)}</td><td>skill${agent ? ` (${agent})` : ''}</td><td><code>${truncate(call.command, 300)}</code> <span class="badge">${call.status}</span><details><summary>result</summary><pre>${truncate(call.result ?? call.error ?? '', 4000)}</pre></details></td><td>${call.durationMs ?? ''} ms</td><td></td><td></td><td></td><td></td></tr>`,
     })),
   ].sort((a, b) => a.at.getTime() - b.at.getTime());
   return html`<section class="card turn-summary" data-turn-id="${turn.id}" data-turn-status="${turn.status}">

@@ -74,7 +74,12 @@
     timeline.appendChild(tr);
   };
   const now = () => new Date().toISOString().replace('T', ' ').slice(0, 19);
-  const seen = new Set();
+  // The page already shows what was stored before it loaded; the stream replays the turn from
+  // its start, so skip what is already on the page.
+  const seen = new Set(
+    [...document.querySelectorAll('[data-execution-id]')].map((node) => node.dataset.executionId),
+  );
+  let storedLlmCalls = timeline.querySelectorAll('tr.llm').length;
 
   const source = new EventSource(`/turns/${encodeURIComponent(turnId)}/events`);
   source.addEventListener('agent_dispatched', (event) => addAgent(JSON.parse(event.data)));
@@ -114,6 +119,10 @@
     );
   });
   source.addEventListener('llm_call', (event) => {
+    if (storedLlmCalls > 0) {
+      storedLlmCalls--;
+      return;
+    }
     const data = JSON.parse(event.data);
     row(
       [
