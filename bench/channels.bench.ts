@@ -36,7 +36,7 @@ async function webhookLoad(backend: 'pglite' | 'postgres'): Promise<Autocannon> 
   const llm = await startFakeLlm();
   const telegram = await startFakeTelegram();
   const steward = await startTestSteward(backend, llm, {
-    extraYaml: `channels:\n  public_url: "http://127.0.0.1:9"\n  allow: ["telegram:1111"]\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }\n`,
+    extraYaml: `limits: { inbound_per_user_per_minute: 0, inbound_per_channel_per_minute: 0 }\nchannels:\n  public_url: "http://127.0.0.1:9"\n  allow: ["telegram:1111"]\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }\n`,
   });
   const webhooks = webhookRoutes(steward.runtime.channels, {
     logger: silentLogger(),
@@ -91,7 +91,7 @@ async function roundTrips(backend: 'pglite' | 'postgres'): Promise<number[]> {
   llm.respondWith(() => ({ text: 'Instant answer.' }));
   const telegram = await startFakeTelegram();
   const steward = await startTestSteward(backend, llm, {
-    extraYaml: `channels:\n  public_url: "http://127.0.0.1:9"\n  allow: ["telegram:1111"]\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }\n`,
+    extraYaml: `limits: { inbound_per_user_per_minute: 0, inbound_per_channel_per_minute: 0 }\nchannels:\n  public_url: "http://127.0.0.1:9"\n  allow: ["telegram:1111"]\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }\n`,
   });
   await steward.runtime.jobs.start();
   await steward.runtime.channels.start();

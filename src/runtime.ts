@@ -31,6 +31,7 @@ import { Observability } from './observability/index.ts';
 import { createSsrfGuard } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
+import { VoiceService } from './voice/index.ts';
 
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
 
@@ -56,6 +57,8 @@ export type Runtime = {
   integrations: Integrations;
   /** The configured MCP servers, as skill domains. */
   mcp: McpServers;
+  /** Voice notes in (transcription) and spoken replies out (ElevenLabs). */
+  voice: VoiceService;
   close(): Promise<void>;
 };
 
@@ -99,6 +102,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       { dir: initial.skillsDir, source: 'user' },
     ],
     logger,
+    pollMs: initial.skills_poll_seconds * 1000,
   });
   skills.load();
   const handlers = builtinHandlers();
@@ -236,7 +240,9 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     },
   });
   const channelSetup = await createChannelAdapters(initial, logger);
+  const voice = new VoiceService({ database, llm, config: () => config.get(), logger, now: options.now });
   const channels = new Gateway({
+    voice,
     database,
     jobs,
     engine,
@@ -300,6 +306,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     observability,
     integrations,
     mcp,
+    voice,
     close: async () => {
       if (closed) return;
       closed = true;

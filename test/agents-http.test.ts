@@ -34,15 +34,15 @@ function parseSse(body: string): SseEvent[] {
 
 type Trace = {
   turn: { status: string; reply: string };
-  orchestratorCalls: unknown[];
+  orchestrator_calls: unknown[];
   agents: Array<{
-    agentId: string;
-    dependsOn: string[];
+    agent_id: string;
+    depends_on: string[];
     status: string;
     result: string;
-    skillCalls: Array<{ command: string; status: string }>;
+    skill_calls: Array<{ command: string; status: string }>;
   }>;
-  directSkillCalls: unknown[];
+  direct_skill_calls: unknown[];
 };
 
 const DIAMOND = [
@@ -99,6 +99,19 @@ describe('POST /api/chat', () => {
     expect(Object.keys(body).sort()).toEqual(['conversationId', 'reply', 'status', 'turnId', 'usage']);
     expect(body).toMatchObject({ reply: 'Added "Book dentist".', status: 'completed' });
     expect(models.sentinelRequests()).toHaveLength(1);
+    // The sentinel's decision, with its reasoning, is in the turn's trace.
+    const trace = (await (await fetch(`${server.url}/api/turns/${String(body.turnId)}`)).json()) as {
+      sentinel_decisions: Array<Record<string, unknown>>;
+    };
+    expect(trace.sentinel_decisions).toEqual([
+      expect.objectContaining({
+        skill: 'tasks.create',
+        command: 'tasks.create --title "Book dentist"',
+        approved: true,
+        reasoning: expect.any(String),
+        execution_id: expect.any(String),
+      }),
+    ]);
     const tasks = await post('/api/run', { user: 'http-json', command: 'tasks.search --status all' });
     const found = (await tasks.json()) as { status: string; content: string };
     expect(found.status).toBe('ok');
@@ -151,15 +164,17 @@ describe('POST /api/chat', () => {
     expect(traced.status).toBe(200);
     const trace = (await traced.json()) as Trace;
     expect(trace.turn).toMatchObject({ status: 'completed', reply: 'Here is your plan for today.' });
-    expect(trace.orchestratorCalls).toHaveLength(3);
-    expect(trace.directSkillCalls).toEqual([]);
-    const agents = [...trace.agents].sort((x, y) => (x.agentId < y.agentId ? -1 : 1));
+    expect(trace.orchestrator_calls).toHaveLength(3);
+    expect(trace.direct_skill_calls).toEqual([]);
+    // One key style throughout: no camelCase key anywhere in the trace.
+    expect(JSON.stringify(trace)).not.toMatch(/"[a-z]+[A-Z][A-Za-z]*":/);
+    const agents = [...trace.agents].sort((x, y) => (x.agent_id < y.agent_id ? -1 : 1));
     expect(
       agents.map((agent) => ({
-        agentId: agent.agentId,
-        dependsOn: agent.dependsOn,
+        agentId: agent.agent_id,
+        dependsOn: agent.depends_on,
         status: agent.status,
-        skillCalls: agent.skillCalls.map((call) => ({ command: call.command, status: call.status })),
+        skillCalls: agent.skill_calls.map((call) => ({ command: call.command, status: call.status })),
       })),
     ).toEqual([
       {

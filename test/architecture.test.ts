@@ -15,6 +15,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** Every table the migrations create, and the folder under src/ that owns it. */
 const OWNERS: Record<string, string> = {
+  inbound_rate_windows: 'security',
   users: 'users',
   channel_identities: 'users',
   api_tokens: 'users',
@@ -48,6 +49,7 @@ const OWNERS: Record<string, string> = {
   drive_sync_files: 'files',
   web_sessions: 'web',
   web_login_codes: 'web',
+  voice_clips: 'voice',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -16,16 +16,30 @@ afterAll(async () => {
 describe('steward doctor', () => {
   it('reports where settings came from and what works, with fixes, without leaking secrets', async () => {
     const { env } = writeTestConfig(fake.url, '', { memory: true });
+    fake.enqueue({
+      text: 'OK',
+      expect: (request) => {
+        expect(request.body).toMatchObject({ model: ROLE_MODELS.orchestrator, max_tokens: 1 });
+      },
+    });
     const result = await runCli(['doctor'], {
       env: { ...env, STEWARD_API_TOKEN: 'doctor-token-0123456789' },
+      timeoutMs: 170_000,
     });
-    expect(result.code).toBe(0);
+    fake.assertDone();
+    expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/data_dir\s+\S+\s+from env \(STEWARD_DATA_DIR\)/);
     expect(result.stdout).toMatch(/llm\.base_url\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+from file/);
-    expect(result.stdout).toContain('ok   database: embedded PGlite');
-    expect(result.stdout).toContain('ok   vectors: pgvector available');
-    expect(result.stdout).toContain('ok   llm: openai-compatible');
-    expect(result.stdout).toContain(`ok   embeddings: model ${ROLE_MODELS.embeddings}`);
+    expect(result.stdout).toMatch(
+      /ok {3}database: embedded PGlite in \S+, PostgreSQL \d+\.\d+\S*, schema current/,
+    );
+    expect(result.stdout).toContain(
+      `ok   memory search: hybrid (full text + vectors from ${ROLE_MODELS.embeddings})`,
+    );
+    expect(result.stdout).toContain(
+      `ok   llm: openai-compatible at ${fake.url} answered a chat completion with ${ROLE_MODELS.orchestrator}`,
+    );
+    expect(result.stdout).toContain('Every check passed.');
     expect(result.stdout).not.toContain('doctor-token-0123456789');
     expect(result.stdout).not.toContain('test-key-0123456789');
   });
@@ -34,12 +48,40 @@ describe('steward doctor', () => {
     const { env } = writeTestConfig(fake.url);
     const result = await runCli(['doctor'], {
       env: { STEWARD_DATA_DIR: env.STEWARD_DATA_DIR!, STEWARD_CONFIG: '/dev/null' },
+      timeoutMs: 170_000,
     });
     expect(result.stdout).toContain('FAIL llm: no LLM endpoint configured');
     expect(result.stdout).toContain(
       'fix: set OPENROUTER_API_KEY, or LLM_BASE_URL (+ LLM_API_KEY) and LLM_MODEL',
     );
-    expect(result.stdout).toContain('FAIL embeddings: no embeddings model: vector memory search is off');
+    // No embeddings model is not a failure, and doctor does not also call search hybrid.
+    expect(result.stdout).toContain(
+      'note memory search: full text only: pgvector is available, but no embeddings model is configured',
+    );
+    expect(result.stdout).toContain('hint: for hybrid search set LLM_EMBEDDINGS_MODEL');
+    expect(result.stdout).not.toContain('hybrid (');
+    expect(result.stdout).toContain('1 check(s) failed');
+    expect(result.code).toBe(1);
+  }, 180_000);
+
+  it('fails when chat completions are refused, or no chat model is configured', async () => {
+    const { env } = writeTestConfig(fake.url);
+    fake.enqueue({ status: 404, message: 'model not found' });
+    const refused = await runCli(['doctor'], { env });
+    fake.assertDone();
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(
+      `FAIL llm: a chat completion with ${ROLE_MODELS.orchestrator} at ${fake.url}/chat/completions answered HTTP 404: model not found`,
+    );
+    expect(refused.stdout).toContain('fix: check LLM_BASE_URL (it usually ends in /v1)');
+
+    const noModel = await runCli(['doctor'], {
+      env: { STEWARD_DATA_DIR: env.STEWARD_DATA_DIR!, STEWARD_CONFIG: '/dev/null', LLM_BASE_URL: fake.url },
+    });
+    expect(noModel.code).toBe(1);
+    expect(noModel.stdout).toContain('FAIL llm: ');
+    expect(noModel.stdout).toContain('no chat model is configured');
+    expect(noModel.stdout).toContain('fix: set LLM_MODEL');
   });
 
   it('fails with the fix when the database cannot be reached', async () => {

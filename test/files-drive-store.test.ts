@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient, DriveFileStore, type StepHook } from '../src/files/index.ts';
+import { code, fileStoreContract, value } from './support/contracts/file-store-contract.ts';
 import { describeEachBackend } from './support/db.ts';
 import { FakeDrive, tokenAuth } from './support/fake-drive.ts';
-import { code, fileStoreContract, value } from './support/file-store-contract.ts';
 import { fileStoreFaults } from './support/file-store-faults.ts';
 
 describeEachBackend('DriveFileStore', (db) => {

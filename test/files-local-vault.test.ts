@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalVault } from '../src/files/index.ts';
+import { code, fileStoreContract, value } from './support/contracts/file-store-contract.ts';
 import { describeEachBackend } from './support/db.ts';
-import { code, fileStoreContract, value } from './support/file-store-contract.ts';
 
 describeEachBackend('LocalVault', (db) => {
   const make = (userId = `u${Math.random().toString(36).slice(2, 8)}`) => {

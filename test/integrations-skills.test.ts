@@ -91,3 +91,29 @@ describeEachBackend('crm skills against a failing HubSpot', (getDb) => {
     }
   });
 });
+
+describeEachBackend('calendar.feed', (getDb) => {
+  it('prints one secret URL per user, --rotate replaces it, and only the current token serves the feed', async () => {
+    const { calendarFeedRoutes } = await import('../src/integrations/index.ts');
+    const settings = integrationSettings({ public_url: 'https://steward.example.com/' });
+    const { run } = integrationExecutor(getDb(), settings);
+    await run('calendar.create --title "Dentist" --start 2026-01-07T14:30 --end 2026-01-07T15:15', 'feedy');
+    const url = (await run('calendar.feed', 'feedy')).content.split('\n')[0]!;
+    expect(url).toMatch(/^https:\/\/steward\.example\.com\/ical\/[A-Za-z0-9_-]{32}\.ics$/);
+    expect((await run('calendar.feed', 'feedy')).content.split('\n')[0]).toBe(url);
+    const other = (await run('calendar.feed', 'someone-else')).content.split('\n')[0]!;
+    expect(other).not.toBe(url);
+    const rotated = await run('calendar.feed --rotate', 'feedy');
+    expect(rotated.content).toContain('the previous one no longer works');
+    const fresh = rotated.content.split('\n')[0]!;
+    expect(fresh).not.toBe(url);
+    const app = calendarFeedRoutes(getDb());
+    const path = (full: string) => new URL(full).pathname;
+    expect((await app.request(path(url))).status).toBe(404);
+    const served = await app.request(path(fresh));
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toContain('text/calendar');
+    expect(await served.text()).toContain('SUMMARY:Dentist');
+    expect(await (await app.request(path(other))).text()).not.toContain('Dentist');
+  });
+});

@@ -44,4 +44,22 @@ describeEachBackend('profile skills', (getDb) => {
     expect(empty.content).toContain('give --timezone, --name or both');
     expect((await run('cara', 'profile.get')).content).toContain('Europe/Berlin');
   });
+
+  it('sets how replies come back (--voice-replies), for that user only, refusing unknown values', async () => {
+    const updated = await run('dana', 'profile.update --voice-replies text');
+    expect(updated.status).toBe('ok');
+    expect(updated.content).toContain('always text replies');
+    expect((await run('dana', 'profile.get')).metadata).toMatchObject({ voiceReplies: 'text' });
+    expect((await run('eve', 'profile.get')).metadata).toMatchObject({ voiceReplies: 'auto' });
+    expect((await run('dana', 'profile.update --voice-replies always-voice')).metadata).toMatchObject({
+      voiceReplies: 'voice',
+    });
+    const bad = await run('dana', 'profile.update --voice-replies sometimes');
+    expect(bad.status).toBe('error');
+    expect(bad.content).toContain('auto (voice replies to voice notes), text (always text) or voice');
+    const [row] = await getDb().query<{ voice_replies: string }>(
+      "SELECT voice_replies FROM users WHERE id = 'dana'",
+    );
+    expect(row!.voice_replies).toBe('voice');
+  });
 });

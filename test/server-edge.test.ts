@@ -181,8 +181,8 @@ describe('per-user tokens', () => {
     expect((await read(aliceTurn, asAlice)).status).toBe(200);
     expect((await read(bobTurn, asAlice)).status).toBe(404);
     expect((await read(bobTurn, { authorization: `Bearer ${OWNER_TOKEN}` })).status).toBe(200);
-    const trace = (await (await read(aliceTurn, asAlice)).json()) as { turn: { userId: string } };
-    expect(trace.turn.userId).toBe('alice');
+    const trace = (await (await read(aliceTurn, asAlice)).json()) as { turn: { user_id: string } };
+    expect(trace.turn.user_id).toBe('alice');
 
     // Only the owner manages tokens; a revoked token stops working.
     expect((await post(app, '/api/tokens', { user: 'alice' }, asAlice)).status).toBe(403);

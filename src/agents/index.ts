@@ -2,6 +2,7 @@ export type { TurnEvent } from './events.ts';
 export { LlmSentinel } from './sentinel-llm.ts';
 export {
   messageProblem,
+  SPOKEN_TURN_NOTE,
   TurnEngine,
   type TurnInput,
   type TurnObserver,

@@ -22,7 +22,9 @@ import {
 import {
   closeInterruptedExecutions,
   countSkillCallsSince,
+  fencedSources,
   hideDomains,
+  isOutsideSource,
   type SkillExecutor,
   type SkillHandler,
   type SkillSnapshot,
@@ -218,6 +220,11 @@ export async function runClaimedTurn(
       outcome = { kind: 'reply', text: NOT_CONFIGURED_MESSAGE };
       await persist({ role: 'assistant', content: NOT_CONFIGURED_MESSAGE });
     } else {
+      // Outside text shown again from earlier turns counts as read by this one (sentinel, redaction).
+      for (const message of claimed.stored) {
+        if (fencedSources(message.content).some(isOutsideSource))
+          deps.executor.taintTurn(turnId, message.content);
+      }
       // A turn re-run after a crash continues from the messages its first attempt stored.
       const earlier = claimed.stored.filter((m) => m.turnId === turnId && m.id > claimed.userMessageId);
       const turnMessages: ChatMessage[] = [

@@ -10,6 +10,7 @@ import {
   type Conversation,
   claimTurn,
   createConversation,
+  findLatestConversation,
   getConversation,
   getTurn,
   latestConversation,
@@ -47,6 +48,12 @@ export type TurnInput = {
   /** Sets this conversation's agent mode from now on (overrides the channel's). */
   mode?: ChannelMode;
   channelMessageId?: string;
+  /**
+   * The message was spoken (a transcribed voice note) and the answer may be read aloud: the
+   * turn runs in the voice mode (`channels.modes.voice`, default single_loop) and is asked for
+   * a short, speakable answer. The conversation's own mode is left as it is.
+   */
+  voice?: boolean;
   /** Cancels the turn: it stops, and is recorded as interrupted with what it had done. */
   signal?: AbortSignal;
   emit?: Emit;
@@ -73,6 +80,13 @@ export type EngineDeps = {
   /** This instance's id (default: random); a turn's `owner`. */
   instanceId?: string;
 };
+
+/**
+ * Told with a spoken message (in its context part, so the cached prompt prefix stays the same):
+ * the answer will be read aloud.
+ */
+export const SPOKEN_TURN_NOTE =
+  'This message was spoken (a transcribed voice note) and your answer will be read aloud: answer in a few short spoken sentences, with no markdown, tables, lists, links or code.';
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'paused', 'interrupted', 'failed']);
 const lockKey = (conversationId: string) => `conversation:${conversationId}`;
@@ -132,7 +146,9 @@ export class TurnEngine {
       id: randomUUID(),
       conversationId: conversation.id,
       userId: user.id,
-      mode: this.#modeFor(conversation, input.channel),
+      mode: input.voice
+        ? (this.#deps.config().channels.modes.voice ?? 'single_loop')
+        : this.#modeFor(conversation, input.channel),
       request: input.text,
       channel: input.channel,
       channelMessageId: input.channelMessageId ?? null,
@@ -262,7 +278,7 @@ export class TurnEngine {
           current = (await getTurn(database, turn.id))!;
         }
         if (current.status !== 'queued') return this.#storedOutcome(current, true);
-        return this.#start(current, user, input.emit ?? noEmit, input.signal);
+        return this.#start(current, user, input.emit ?? noEmit, input.signal, input.voice ?? false);
       }),
     );
   }
@@ -306,6 +322,7 @@ export class TurnEngine {
     user: User,
     listener: Emit,
     signal: AbortSignal | undefined,
+    voice = false,
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
     const conversation = await getConversation(database, user.id, turn.conversationId);
@@ -321,6 +338,7 @@ export class TurnEngine {
     let context = stored.find((message) => message.id === turn.userMessageId)?.context ?? null;
     if (turn.userMessageId === null && this.#deps.config().endpoint.provider !== 'none') {
       context = await prepareTurnContext(deps, { user, text: turn.request, stored });
+      if (voice) context = context.replace(/<\/context>$/, `\n${SPOKEN_TURN_NOTE}\n</context>`);
     }
     const userMessageId = await claimTurn(database, turn, this.instanceId, context);
     if (userMessageId === null) return this.#storedOutcome((await getTurn(database, turn.id))!, true);
@@ -379,7 +397,13 @@ export class TurnEngine {
       return found;
     }
     if (input.newConversation) return createConversation(database, user.id, input.channel);
-    return latestConversation(database, user.id, input.channel);
+    const latest = await findLatestConversation(database, user.id, input.channel);
+    if (latest) return latest;
+    // None yet: created under a lock, so a user's first messages arriving at two instances at
+    // once start one conversation, not two.
+    return database.withAdvisoryLock(`first-conversation:${user.id}:${input.channel}`, () =>
+      latestConversation(database, user.id, input.channel),
+    );
   }
 
   #modeFor(conversation: Conversation, channel: string): ChannelMode {

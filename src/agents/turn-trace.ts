@@ -14,8 +14,24 @@ const skillCall = (row: ExecutionRow) => ({
   durationMs: row.durationMs,
 });
 
+type Json = string | number | boolean | null | Date | Json[] | { [key: string]: Json };
+
+/** Every object key of `value`, deep, in snake_case (the API's one key style for traces). */
+function snakeKeys(value: unknown): Json {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [
+        key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+        snakeKeys(inner),
+      ]),
+    );
+  }
+  return value as Json;
+}
+
 /**
- * Everything that happened in a turn, keys in camelCase: the turn, every LLM call with its
+ * Everything that happened in a turn, every key in snake_case: the turn, every LLM call with its
  * usage, agents with their dependencies and skill calls, the orchestrator's own skill calls,
  * and each sentinel decision with its reasoning. Null for an unknown turn.
  */
@@ -53,7 +69,7 @@ export async function turnTrace(database: Database, turnId: string) {
     }),
     { promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, cost: 0 },
   );
-  return {
+  const trace = {
     turn: {
       id: turn.id,
       conversationId: turn.conversationId,
@@ -76,6 +92,19 @@ export async function turnTrace(database: Database, turnId: string) {
     sentinelDecisions: decisions,
     usage,
   };
+  return snakeKeys(trace) as SnakeCased<typeof trace>;
 }
+
+type Snake<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${Snake<Tail>}`
+  : S;
+/** `T` with every object key, deep, in snake_case. */
+type SnakeCased<T> = T extends Date
+  ? T
+  : T extends readonly (infer Item)[]
+    ? SnakeCased<Item>[]
+    : T extends object
+      ? { [K in keyof T as K extends string ? Snake<K> : K]: SnakeCased<T[K]> }
+      : T;
 
 export type TurnTrace = NonNullable<Awaited<ReturnType<typeof turnTrace>>>;

@@ -6,10 +6,12 @@ import { StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { appendMessage, createConversation, latestUserConversation } from '../memory/index.ts';
+import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { ensureUser, identitiesByPreference, linkIdentity, noteIdentityActivity } from '../users/index.ts';
+import type { VoiceService } from '../voice/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
-import { markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
+import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
@@ -26,6 +28,7 @@ import {
   UNSUPPORTED_TEXT,
 } from './texts.ts';
 import type { ChannelAdapter, ChannelName, GatewayPort, InboundMessage, StoredInbound } from './types.ts';
+import { hearVoiceNote, lastTranscriptText, spokenReplyParts } from './voice-replies.ts';
 
 /** A message that failed this many times is given up with an apology (a poison message never loops). */
 const MAX_INBOUND_ATTEMPTS = 8;
@@ -43,6 +46,8 @@ export type GatewayDeps = {
   now?: () => Date;
   sender?: Partial<Omit<OutboxSenderDeps, 'database' | 'adapter' | 'logger'>>;
   problems?: Partial<Record<ChannelName, string[]>>;
+  /** Transcribes voice notes and speaks replies; without it voice notes get a note asking to write. */
+  voice?: VoiceService;
 };
 
 export type Delivery =
@@ -63,6 +68,8 @@ export class Gateway implements GatewayPort {
   readonly #deps: GatewayDeps;
   readonly #adapters: Map<ChannelName, ChannelAdapter>;
   readonly #chats = new KeyedQueue();
+  readonly #processing = new Set<Promise<unknown>>();
+  readonly #rateLimiter: InboundRateLimiter;
   readonly #now: () => Date;
   #started = false;
   readonly #dispatcher: ChatDispatcher;
@@ -70,6 +77,7 @@ export class Gateway implements GatewayPort {
   constructor(deps: GatewayDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#rateLimiter = new InboundRateLimiter(deps.database, () => deps.config().limits);
     this.#adapters = new Map(deps.adapters.map((adapter) => [adapter.name, adapter]));
     this.#dispatcher = new ChatDispatcher({
       database: deps.database,
@@ -151,10 +159,17 @@ export class Gateway implements GatewayPort {
     }
   }
 
+  /**
+   * Stops the channels. Chats being processed get up to 5 s to store their replies, and the
+   * outbox up to 5 s to send what is due, so a reply of a turn that finished while Steward was
+   * stopping leaves now rather than after the restart (anything left is sent then, once).
+   */
   async stop(): Promise<void> {
-    for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
     await this.#dispatcher.stop();
+    await settleWithin([...this.#processing], 5_000);
+    await settleWithin([this.sender.flush()], 5_000);
     await this.sender.stop();
+    for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
     this.#started = false;
   }
 
@@ -164,6 +179,17 @@ export class Gateway implements GatewayPort {
    * stored and open, and the sweep queues it.
    */
   async receive(message: InboundMessage): Promise<{ id: number; duplicate: boolean }> {
+    // Rate limits refuse a message before it is stored (429: the platform sends it again);
+    // a redelivery of one already stored is always taken.
+    try {
+      await this.#rateLimiter.check({
+        userId: `${message.channel}:${message.senderId}`,
+        channel: message.channel,
+      });
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      if (!(await inboundStored(this.#deps.database, message.channel, message.channelMessageId))) throw error;
+    }
     const stored = await storeInbound(this.#deps.database, message);
     if (!stored.duplicate) this.#dispatcher.dispatch(message.channel, message.chatId);
     return stored;
@@ -177,7 +203,7 @@ export class Gateway implements GatewayPort {
   async processChat(channel: ChannelName, chatId: string): Promise<void> {
     const { database } = this.#deps;
     const key = `${channel}:${chatId}`;
-    await this.#chats.run(key, () =>
+    const work = this.#chats.run(key, () =>
       database.withAdvisoryLock(`channel-chat:${key}`, async () => {
         // From here on a new message of this chat needs a new job (unless this loop sees it).
         this.#dispatcher.started(channel, chatId);
@@ -188,6 +214,12 @@ export class Gateway implements GatewayPort {
         }
       }),
     );
+    this.#processing.add(work);
+    try {
+      await work;
+    } finally {
+      this.#processing.delete(work);
+    }
     this.sender.kick();
   }
 
@@ -224,7 +256,20 @@ export class Gateway implements GatewayPort {
       await createConversation(database, userId, message.channel);
       return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
     }
-    const text = name === 'new' ? command![2]!.trim() : message.text;
+    if (name === 'transcript') {
+      return this.#reply(message, userId, await lastTranscriptText(database, message));
+    }
+    let text = name === 'new' ? command![2]!.trim() : message.text;
+    const spoken = message.kind === 'voice';
+    if (spoken) {
+      const heard = await hearVoiceNote(
+        { database, logger, voice: this.#deps.voice, adapter: this.#adapters.get(message.channel) },
+        message,
+        userId,
+      );
+      if ('reply' in heard) return this.#reply(message, userId, heard.reply);
+      text = heard.transcript;
+    }
     if (!text.trim()) return this.#reply(message, userId, HELP_TEXT);
     await markInbound(database, message.id, { status: 'processing', userId });
     const typing = typingIndicator(this.#adapters.get(message.channel), message, this.#deps.logger);
@@ -235,6 +280,7 @@ export class Gateway implements GatewayPort {
         channel: message.channel,
         channelMessageId: message.channelMessageId,
         newConversation: name === 'new',
+        voice: spoken,
         emit: typing.emit,
       });
       if (outcome.duplicate && (outcome.status as string) === 'running') {
@@ -248,6 +294,9 @@ export class Gateway implements GatewayPort {
         message,
         userId,
         outcome.reply || (outcome.status === 'interrupted' ? INTERRUPTED_TEXT : NOTHING_TO_SAY),
+        'done',
+        'reply',
+        spoken,
       );
     } catch (error) {
       // A message the engine refuses (too long, unreadable) gets the reason; anything else retries.
@@ -260,20 +309,35 @@ export class Gateway implements GatewayPort {
     }
   }
 
-  /** Stores the reply's parts under keys unique to the inbound message, and settles the message. */
+  /**
+   * Stores the reply's parts under keys unique to the inbound message, and settles the message.
+   * `answer`: the turn's answer, spoken when the user's preference and the channel allow
+   * (`toVoiceNote`: it answers a voice note); written, with a notice, when speech fails.
+   */
   async #reply(
     message: StoredInbound,
     userId: string | null,
     text: string,
     status: 'done' | 'pairing' | 'failed' = 'done',
     keyPrefix = 'reply',
+    toVoiceNote: boolean | null = null,
   ): Promise<void> {
-    const parts = replyParts(
-      this.#adapters.get(message.channel),
-      { channel: message.channel, chatId: message.chatId, meta: message.meta, userId, inboundId: message.id },
-      text,
-      `${keyPrefix}:${message.id}`,
-    );
+    const adapter = this.#adapters.get(message.channel);
+    const target = {
+      channel: message.channel,
+      chatId: message.chatId,
+      meta: message.meta,
+      userId,
+      inboundId: message.id,
+    };
+    const key = `${keyPrefix}:${message.id}`;
+    const parts =
+      toVoiceNote !== null && userId
+        ? await spokenReplyParts(
+            { voice: this.#deps.voice, adapter },
+            { target, userId, text, key, toVoiceNote },
+          )
+        : replyParts(adapter, target, text, key);
     await this.#deps.database.transaction(async (tx) => {
       await queueOutbound(tx, parts);
       await markInbound(tx, message.id, { status, userId });
@@ -368,4 +432,17 @@ export class Gateway implements GatewayPort {
     );
     await queueOutbound(db, parts);
   }
+}
+
+/** Waits for `work` to settle, or `ms`, whichever comes first. */
+async function settleWithin(work: Promise<unknown>[], ms: number): Promise<void> {
+  if (work.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(work),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }

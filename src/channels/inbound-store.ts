@@ -15,10 +15,12 @@ type InboundRow = {
   user_id: string | null;
   attempts: number;
   received_at: Date | string;
+  media: InboundMessage['media'];
+  transcript: string | null;
 };
 
 const COLUMNS =
-  'id, channel, channel_message_id, chat_id, sender_id, sender_name, kind, text, meta, status, user_id, attempts, received_at';
+  'id, channel, channel_message_id, chat_id, sender_id, sender_name, kind, text, meta, status, user_id, attempts, received_at, media, transcript';
 
 const toInbound = (row: InboundRow): StoredInbound => ({
   id: row.id,
@@ -34,6 +36,8 @@ const toInbound = (row: InboundRow): StoredInbound => ({
   userId: row.user_id,
   attempts: row.attempts,
   receivedAt: new Date(row.received_at),
+  media: row.media ?? null,
+  transcript: row.transcript,
 });
 
 /** Stores an inbound message once; a redelivery (same channel + message id) stores nothing. */
@@ -42,8 +46,8 @@ export async function storeInbound(
   message: InboundMessage,
 ): Promise<{ id: number; duplicate: boolean }> {
   const rows = await db.query<{ id: number }>(
-    `INSERT INTO inbound_messages (channel, channel_message_id, chat_id, sender_id, sender_name, kind, text, meta)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    `INSERT INTO inbound_messages (channel, channel_message_id, chat_id, sender_id, sender_name, kind, text, meta, media)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (channel, channel_message_id) DO NOTHING RETURNING id`,
     [
       message.channel,
@@ -54,6 +58,7 @@ export async function storeInbound(
       message.kind,
       message.text,
       JSON.stringify(message.meta),
+      message.media ? JSON.stringify(message.media) : null,
     ],
   );
   if (rows[0]) return { id: rows[0].id, duplicate: false };
@@ -62,6 +67,19 @@ export async function storeInbound(
     [message.channel, message.channelMessageId],
   );
   return { id: existing[0]!.id, duplicate: true };
+}
+
+/** Whether the platform message is stored already (a redelivery). */
+export async function inboundStored(
+  db: Queryable,
+  channel: string,
+  channelMessageId: string,
+): Promise<boolean> {
+  const rows = await db.query(
+    'SELECT 1 FROM inbound_messages WHERE channel = $1 AND channel_message_id = $2',
+    [channel, channelMessageId],
+  );
+  return rows.length > 0;
 }
 
 export async function getInbound(db: Queryable, id: number): Promise<StoredInbound | null> {
@@ -113,4 +131,26 @@ export async function markInbound(
      WHERE id = $1`,
     [id, change.status, change.userId ?? null, change.error ?? null, finished],
   );
+}
+
+/** Keeps what a voice note said (a retried message is not transcribed twice). */
+export async function setTranscript(db: Queryable, id: number, transcript: string): Promise<void> {
+  await db.query('UPDATE inbound_messages SET transcript = $2 WHERE id = $1', [id, transcript]);
+}
+
+/** The transcript of the chat's latest transcribed voice note from this sender, for /transcript. */
+export async function lastTranscript(
+  db: Queryable,
+  channel: string,
+  chatId: string,
+  senderId: string,
+): Promise<{ transcript: string; receivedAt: Date } | null> {
+  const rows = await db.query<{ transcript: string; received_at: Date | string }>(
+    `SELECT transcript, received_at FROM inbound_messages
+     WHERE channel = $1 AND chat_id = $2 AND sender_id = $3 AND kind = 'voice' AND transcript IS NOT NULL
+     ORDER BY id DESC LIMIT 1`,
+    [channel, chatId, senderId],
+  );
+  const row = rows[0];
+  return row ? { transcript: row.transcript, receivedAt: new Date(row.received_at) } : null;
 }

@@ -155,7 +155,14 @@ export class OutboxSender {
   async #send(adapter: ChannelAdapter, row: OutboxRow): Promise<SendResult> {
     try {
       return await adapter.send(
-        { outboxId: row.id, inboundId: row.inboundId, chatId: row.chatId, text: row.text, meta: row.meta },
+        {
+          outboxId: row.id,
+          inboundId: row.inboundId,
+          chatId: row.chatId,
+          text: row.text,
+          meta: row.meta,
+          audio: row.audio,
+        },
         AbortSignal.timeout(this.#deps.sendTimeoutMs ?? 30_000),
       );
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import type { ChannelName, ChatMeta } from './types.ts';
+import type { ChannelName, ChatMeta, OutboundAudio } from './types.ts';
 
 export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'ambiguous' | 'failed';
 
@@ -12,6 +12,8 @@ export type NewOutbound = {
   userId: string | null;
   inboundId: number | null;
   text: string;
+  /** A voice message; `text` is then what is sent if the platform refuses it. */
+  audio?: OutboundAudio | null;
 };
 
 export type OutboxRow = NewOutbound & {
@@ -37,10 +39,12 @@ type Row = {
   next_attempt_at: Date | string;
   last_error: string | null;
   platform_message_id: string | null;
+  audio: Uint8Array | null;
+  audio_type: string | null;
 };
 
 const COLUMNS =
-  'id, dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, status, attempts, next_attempt_at, last_error, platform_message_id';
+  'id, dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, status, attempts, next_attempt_at, last_error, platform_message_id, audio, audio_type';
 
 const toOutbox = (row: Row): OutboxRow => ({
   id: row.id,
@@ -56,6 +60,8 @@ const toOutbox = (row: Row): OutboxRow => ({
   nextAttemptAt: new Date(row.next_attempt_at),
   lastError: row.last_error,
   platformMessageId: row.platform_message_id,
+  audio:
+    row.audio && row.audio_type ? { data: new Uint8Array(row.audio), contentType: row.audio_type } : null,
 });
 
 /** Stores message parts in order; a part whose key is already stored is skipped. Returns the new ids. */
@@ -63,8 +69,8 @@ export async function queueOutbound(db: Queryable, parts: NewOutbound[]): Promis
   const ids: number[] = [];
   for (const part of parts) {
     const rows = await db.query<{ id: number }>(
-      `INSERT INTO outbox_messages (dedupe_key, channel, chat_id, meta, user_id, inbound_id, text)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
+      `INSERT INTO outbox_messages (dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, audio, audio_type)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
       [
         part.dedupeKey,
         part.channel,
@@ -73,6 +79,8 @@ export async function queueOutbound(db: Queryable, parts: NewOutbound[]): Promis
         part.userId,
         part.inboundId,
         part.text,
+        part.audio ? Buffer.from(part.audio.data) : null,
+        part.audio?.contentType ?? null,
       ],
     );
     if (rows[0]) ids.push(rows[0].id);

@@ -15,6 +15,7 @@ export const GREETING_TEXT =
 
 export const HELP_TEXT = [
   "I'm Steward. Write to me as you would to a person: I can keep tasks, remember things and answer questions.",
+  'You can also send voice notes (where the app has them); /transcript shows what I heard in your last one.',
   '/new starts a fresh conversation; /help shows this.',
 ].join('\n\n');
 

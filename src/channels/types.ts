@@ -21,6 +21,16 @@ export type ChatMeta = {
   group?: boolean;
 };
 
+/** A platform's reference to a voice note, to download it when the message is processed. */
+export type InboundMedia = {
+  /** Telegram's file_id, WhatsApp's media id. */
+  id: string;
+  mimeType?: string | null;
+  /** Length as the platform says (refused before downloading when over the limit). */
+  seconds?: number | null;
+  bytes?: number | null;
+};
+
 /** One message from a platform, normalized; stored before the webhook is acknowledged. */
 export type InboundMessage = {
   channel: ChannelName;
@@ -30,10 +40,14 @@ export type InboundMessage = {
   chatId: string;
   senderId: string;
   senderName?: string | null;
-  /** `command`: a bot command such as /start; `unsupported`: nothing Steward can read (a sticker). */
-  kind: 'text' | 'command' | 'unsupported';
+  /**
+   * `command`: a bot command such as /start; `voice`: a voice note (`media`), transcribed when
+   * processed; `unsupported`: nothing Steward can read (a sticker).
+   */
+  kind: 'text' | 'command' | 'unsupported' | 'voice';
   text: string;
   meta: ChatMeta;
+  media?: InboundMedia | null;
 };
 
 export type StoredInbound = InboundMessage & {
@@ -42,15 +56,23 @@ export type StoredInbound = InboundMessage & {
   userId: string | null;
   attempts: number;
   receivedAt: Date;
+  /** What a voice note said, once transcribed. */
+  transcript: string | null;
 };
+
+/** Audio to send as a voice message (Ogg/Opus). */
+export type OutboundAudio = { data: Uint8Array; contentType: string };
 
 /** One part of a reply, ready to send. `text` is markdown; the adapter formats it for the channel. */
 export type OutboundMessage = {
   outboxId: number;
   inboundId: number | null;
   chatId: string;
+  /** With `audio`: the text sent instead if the platform refuses the voice message. */
   text: string;
   meta: ChatMeta;
+  /** A spoken reply: sent as a voice message (channels whose capabilities include voice). */
+  audio?: OutboundAudio | null;
 };
 
 /**
@@ -96,6 +118,11 @@ export interface ChannelAdapter {
   format(markdown: string): string;
   /** Shows the typing indicator once (the platform hides it after a few seconds). */
   typing?(chatId: string, meta: ChatMeta): Promise<void>;
+  /**
+   * Downloads a voice note. Throws when the platform cannot be reached or refuses (the message
+   * is retried); the error never carries a token.
+   */
+  fetchMedia?(media: InboundMedia, signal: AbortSignal): Promise<Uint8Array>;
   /** Where a direct message to this sender goes, when not learned from a conversation. */
   directChatId(senderId: string): string | null;
   /** Background work (long polling, setWebhook). Failures are logged, never thrown. */

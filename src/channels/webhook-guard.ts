@@ -2,6 +2,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
+import { RateLimitedError } from '../security/index.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 import { BODY_LIMIT_BYTES, readBodyWithin } from './read-body.ts';
 import type { ChannelName, WebhookAnswer, WebhookGuard } from './types.ts';
@@ -92,6 +93,12 @@ export function createWebhookGuard(deps: WebhookGuardDeps): WebhookGuard {
       status = answer.status;
       return toResponse(c, answer);
     } catch (error) {
+      if (error instanceof RateLimitedError) {
+        status = 429;
+        note = 'rate limited';
+        c.header('Retry-After', String(error.retryAfterSeconds));
+        return c.json({ error: 'rate_limited', message: error.message }, 429);
+      }
       status = 503;
       note = errorMessage(error);
       logger.error({ err: error, channel }, 'webhook: could not store the request; the platform will retry');

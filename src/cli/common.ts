@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { ConfigStore, loadConfig, type ResolvedConfig } from '../config/index.ts';
 import { ConfigError, errorMessage, StewardError } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
@@ -17,6 +20,7 @@ export class CliExit extends Error {
 
 /** Loads the configuration or ends the process with exit code 2 and one line naming the key. */
 export function loadConfigOrExit(): ResolvedConfig {
+  readDotEnv();
   try {
     return loadConfig();
   } catch (error) {
@@ -38,4 +42,20 @@ export function cliLogger(config: ResolvedConfig, level?: string): Logger {
 export function describeFailure(error: unknown): string {
   if (error instanceof StewardError) return error.message;
   return errorMessage(error);
+}
+
+/**
+ * Reads `.env` in the working directory into `env`, the way most tools do: a variable already
+ * set in the real environment wins. A missing file is fine.
+ */
+export function readDotEnv(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): void {
+  let text: string;
+  try {
+    text = readFileSync(path.join(cwd, '.env'), 'utf8');
+  } catch {
+    return;
+  }
+  for (const [name, value] of Object.entries(parseEnv(text))) {
+    if (env[name] === undefined) env[name] = value;
+  }
 }

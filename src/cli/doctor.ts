@@ -6,13 +6,21 @@ import {
   WEBHOOK_PATHS,
 } from '../channels/index.ts';
 import { ENV_VARS, type ResolvedConfig } from '../config/index.ts';
-import { openDatabase, readLockOwner, serverVersion } from '../db/index.ts';
+import {
+  listMigrations,
+  openDatabase,
+  pendingMigrations,
+  readLockOwner,
+  serverVersion,
+} from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
+import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';
 
-type Check = { name: string; ok: boolean; detail: string; fix?: string };
+/** `note`: works, with something worth knowing (never a failure: doctor exits 0 on notes). */
+type Check = { name: string; ok: boolean; note?: boolean; detail: string; fix?: string };
 
 const SECRET_KEYS = new Set([
   'secret_key',
@@ -21,6 +29,7 @@ const SECRET_KEYS = new Set([
   'database_url',
   'metrics_token',
   'alerts.webhook_url',
+  'voice.elevenlabs.api_key',
 ]);
 
 function settingLines(config: ResolvedConfig): string[] {
@@ -41,6 +50,9 @@ function settingLines(config: ResolvedConfig): string[] {
     ['spend.daily_soft_usd', config.spend.daily_soft_usd],
     ['spend.daily_hard_usd', config.spend.daily_hard_usd],
     ['tracing.otlp_endpoint', config.tracing.otlp_traces_endpoint ?? config.tracing.otlp_endpoint],
+    ['voice.elevenlabs.api_key', config.voice.elevenlabs.api_key],
+    ['voice.elevenlabs.voice_id', config.voice.elevenlabs.voice_id],
+    ['voice.elevenlabs.api_url', config.voice.elevenlabs.api_url],
   ];
   for (const [role, spec] of Object.entries(config.roster.roles)) {
     values.push([`llm.roles.${role}.model`, spec ? [spec.model, ...spec.fallbacks].join(' → ') : undefined]);
@@ -68,11 +80,7 @@ async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
           detail: `embedded PGlite in ${config.dataDir}, owned by Steward process ${owner.pid} on port ${owner.port}: ${response.ok ? 'ready' : body.reason}`,
           fix: response.ok ? undefined : 'see that server’s log',
         },
-        {
-          name: 'vectors',
-          ok: body.vector === true,
-          detail: body.vector ? 'pgvector available' : 'no pgvector',
-        },
+        vectorCheck(body.vector === true, config),
       ];
     } catch (error) {
       return [
@@ -93,20 +101,14 @@ async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
         database.backend === 'pglite'
           ? `embedded PGlite in ${config.dataDir}/db`
           : 'PostgreSQL server (DATABASE_URL)';
+      const pending = await pendingMigrations(database);
+      const latest = listMigrations().at(-1)?.name ?? 'none';
+      const schema = pending.length
+        ? `${pending.length} migration(s) pending (steward start or steward migrate applies them)`
+        : `schema current (${latest.replace(/\.sql$/, '')})`;
       return [
-        { name: 'database', ok: true, detail: `${backend}, PostgreSQL ${version}` },
-        database.hasVector
-          ? {
-              name: 'vectors',
-              ok: true,
-              detail: 'pgvector available: memory search is hybrid (full text + vectors)',
-            }
-          : {
-              name: 'vectors',
-              ok: false,
-              detail: 'the vector extension is not installed: memory search uses full text only',
-              fix: 'install pgvector on the server (CREATE EXTENSION vector), or use the embedded database',
-            },
+        { name: 'database', ok: true, detail: `${backend}, PostgreSQL ${version}, ${schema}` },
+        vectorCheck(database.hasVector, config),
       ];
     } finally {
       await database.close();
@@ -126,6 +128,35 @@ async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
   }
 }
 
+/** Vector support and what memory search therefore is: one statement, never two that disagree. */
+function vectorCheck(hasVector: boolean, config: ResolvedConfig): Check {
+  const embeddings = config.roster.roles.embeddings;
+  if (!hasVector) {
+    return {
+      name: 'memory search',
+      ok: true,
+      note: true,
+      detail: 'full text only: this PostgreSQL has no vector extension',
+      fix: 'for hybrid search install pgvector on the server (CREATE EXTENSION vector), or use the embedded database',
+    };
+  }
+  if (!embeddings) {
+    return {
+      name: 'memory search',
+      ok: true,
+      note: true,
+      detail: 'full text only: pgvector is available, but no embeddings model is configured',
+      fix: 'for hybrid search set LLM_EMBEDDINGS_MODEL (or llm.roles.embeddings in steward.yaml)',
+    };
+  }
+  return {
+    name: 'memory search',
+    ok: true,
+    detail: `hybrid (full text + vectors from ${embeddings.model})`,
+  };
+}
+
+/** A real one-token chat completion with the orchestrator's model: the call every turn makes. */
 async function llmCheck(config: ResolvedConfig): Promise<Check> {
   const { endpoint } = config;
   if (endpoint.provider === 'none' || !endpoint.baseUrl) {
@@ -136,24 +167,62 @@ async function llmCheck(config: ResolvedConfig): Promise<Check> {
       fix: 'set OPENROUTER_API_KEY, or LLM_BASE_URL (+ LLM_API_KEY) and LLM_MODEL',
     };
   }
-  const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/models`;
+  const model = config.roster.roles.orchestrator?.model;
+  if (!model) {
+    return {
+      name: 'llm',
+      ok: false,
+      detail: `${endpoint.baseUrl} is set, but no chat model is configured: every chat would fail`,
+      fix: 'set LLM_MODEL (or llm.roles.orchestrator.model in steward.yaml)',
+    };
+  }
+  const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const redacted = (text: string) => redactString(text, config.secrets);
   try {
     const response = await fetch(url, {
-      headers: endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {},
-      signal: AbortSignal.timeout(5_000),
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
+      },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 1 }),
+      signal: AbortSignal.timeout(30_000),
     });
-    if (response.ok)
-      return { name: 'llm', ok: true, detail: `${endpoint.provider} at ${endpoint.baseUrl} answers` };
+    const text = await response.text();
+    if (response.ok) {
+      return {
+        name: 'llm',
+        ok: true,
+        detail: `${endpoint.provider} at ${endpoint.baseUrl} answered a chat completion with ${model}`,
+      };
+    }
+    let message = text.slice(0, 200);
+    try {
+      const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
+      message =
+        (typeof body.error === 'string' ? body.error : body.error?.message) ?? body.message ?? message;
+    } catch {
+      // not JSON: the start of the text says enough
+    }
     const fix =
       response.status === 401 || response.status === 403
         ? 'the API key was refused: check OPENROUTER_API_KEY / LLM_API_KEY'
-        : 'check LLM_BASE_URL';
-    return { name: 'llm', ok: false, detail: `${url} answered HTTP ${response.status}`, fix };
+        : response.status === 404
+          ? `check LLM_BASE_URL (it usually ends in /v1) and that the model ${model} exists there`
+          : response.status === 402
+            ? 'the account has no credit left'
+            : `check that the model ${model} (LLM_MODEL) is served at LLM_BASE_URL`;
+    return {
+      name: 'llm',
+      ok: false,
+      detail: `a chat completion with ${model} at ${url} answered HTTP ${response.status}: ${redacted(message.split('\n')[0] ?? '')}`,
+      fix,
+    };
   } catch (error) {
     return {
       name: 'llm',
       ok: false,
-      detail: `${endpoint.baseUrl} does not answer: ${redactString(errorMessage(error), config.secrets)}`,
+      detail: `${endpoint.baseUrl} does not answer: ${redacted(errorMessage(error))}`,
       fix: 'check LLM_BASE_URL and that the server is reachable from here',
     };
   }
@@ -207,25 +276,16 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   out.push(`  config file: ${config.configPath ?? '(none; steward.yaml is optional)'}`);
   out.push(`  environment variables read: ${ENV_VARS.map((variable) => variable.name).join(', ')}`);
   const checks = [...(await databaseChecks(config)), await llmCheck(config)];
-  const embeddings = config.roster.roles.embeddings;
-  checks.push(
-    embeddings
-      ? { name: 'embeddings', ok: true, detail: `model ${embeddings.model}` }
-      : {
-          name: 'embeddings',
-          ok: false,
-          detail: 'no embeddings model: vector memory search is off',
-          fix: 'set LLM_EMBEDDINGS_MODEL or llm.roles.embeddings in steward.yaml',
-        },
-  );
   checks.push(...(await channelChecks(config)));
   checks.push(tracingCheck(config));
+  checks.push(...(await voiceChecks(config)));
   out.push('', 'Checks:');
   for (const check of checks) {
-    out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
-    if (!check.ok && check.fix) out.push(`       fix: ${check.fix}`);
+    out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);
+    if ((!check.ok || check.note) && check.fix) out.push(`       ${check.ok ? 'hint' : 'fix'}: ${check.fix}`);
   }
+  const failed = checks.filter((check) => !check.ok).length;
+  out.push('', failed ? `${failed} check(s) failed: see each fix above.` : 'Every check passed.');
   process.stdout.write(`${out.join('\n')}\n`);
-  const fatal = checks.some((check) => check.name === 'database' && !check.ok);
-  if (fatal) throw new CliExit(EXIT_ERROR);
+  if (failed) throw new CliExit(EXIT_ERROR);
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../errors.ts';
 import type { ChatOptions } from './chat.ts';
@@ -14,9 +15,20 @@ import type { UsageOptions } from './usage.ts';
 
 const DEFAULT_USER = 'local';
 
+/** `steward run tasks.search --query x` split the command into words: show it quoted. */
+function quoteHint(words: string[]): string {
+  const command = words.map((word) => (/[\s']/.test(word) ? `"${word}"` : word)).join(' ');
+  return `hint: quote the whole command, e.g. steward run '${command}'`;
+}
+
 const program = new Command()
   .name('steward')
   .description('Steward: a headless, skills-first, multi-agent personal assistant')
+  .version(
+    (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+      .version,
+    '-V, --version',
+  )
   .showHelpAfterError()
   .exitOverride();
 
@@ -254,6 +266,8 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
+    const unquoted = error.code === 'commander.unknownOption' || error.code === 'commander.excessArguments';
+    if (unquoted && process.argv[2] === 'run') process.stderr.write(`${quoteHint(process.argv.slice(3))}\n`);
     const ok =
       error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0;
     process.exit(ok ? 0 : EXIT_USAGE);

@@ -5,6 +5,7 @@ import { BUILTIN_SKILLS_DIR } from '../runtime.ts';
 import type { SkillSnapshot } from '../skills/index.ts';
 import {
   getSkill,
+  invalidSkills,
   loadSkillRoots,
   skillNameProblem,
   skillPageSkeleton,
@@ -19,27 +20,41 @@ function snapshot(config: ResolvedConfig): SkillSnapshot {
   ]);
 }
 
-/** `steward skills list`: name, description, read-only, source. */
+/** `steward skills list`: name, description, read-only, source; broken files as invalid, with why. */
 export function skillsList(config: ResolvedConfig, options: { json?: boolean }): void {
-  const skills = [...snapshot(config).skills.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const loaded = snapshot(config);
+  const skills = [...loaded.skills.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const invalid = [...invalidSkills(loaded).values()].sort((a, b) => a.name.localeCompare(b.name));
   if (options.json) {
-    const rows = skills.map(({ name, description, readonly, source }) => ({
-      name,
-      description,
-      readonly,
-      source,
-    }));
+    const rows = [
+      ...skills.map(({ name, description, readonly, source }) => ({ name, description, readonly, source })),
+      ...invalid.map(({ name, path: file, reason }) => ({ name, invalid: reason, path: file })),
+    ];
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
-  const width = Math.max(4, ...skills.map((skill) => skill.name.length));
+  const width = Math.max(
+    4,
+    ...skills.map((skill) => skill.name.length),
+    ...invalid.map((s) => s.name.length),
+  );
   const lines = skills.map(
     (skill) =>
       `${skill.name.padEnd(width)}  ${(skill.readonly ? 'read-only' : 'mutating').padEnd(9)}  ${skill.source.padEnd(7)}  ${skill.description}`,
   );
+  for (const skill of invalid) {
+    lines.push(
+      `${skill.name.padEnd(width)}  ${'invalid'.padEnd(9)}  ${'user'.padEnd(7)}  invalid: ${skill.reason}`,
+    );
+  }
   process.stdout.write(
     `${[`${'NAME'.padEnd(width)}  ${'ACCESS'.padEnd(9)}  ${'SOURCE'.padEnd(7)}  DESCRIPTION`, ...lines].join('\n')}\n`,
   );
+  if (invalid.length) {
+    process.stdout.write(
+      `${invalid.length} skill file(s) invalid and not loaded: fix them, then check with steward skills validate\n`,
+    );
+  }
 }
 
 /** `steward skills show NAME`: the page get_skill serves. */

@@ -5,8 +5,10 @@ import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts'
 import { createLogger, logFilePath } from '../logging/index.ts';
 import { mcpHttpRoutes } from '../mcp/index.ts';
 import { createRuntime } from '../runtime.ts';
+import { InboundRateLimiter } from '../security/index.ts';
 import {
   type AuthEnv,
+  assertCanListen,
   assertSafeBinding,
   chatRoutes,
   createServerApp,
@@ -17,11 +19,9 @@ import {
   runRoutes,
   tokenRoutes,
   usageRoutes,
+  voiceRoutes,
 } from '../server/index.ts';
 import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
-
-/** How long a stop lets running turns finish before interrupting them (they resume after a restart). */
-const TURN_GRACE_MS = 25_000;
 
 /**
  * `steward start`: owns the data dir, applies migrations, serves HTTP, watches the config
@@ -30,6 +30,9 @@ const TURN_GRACE_MS = 25_000;
  */
 export async function startCommand(initial: ResolvedConfig): Promise<void> {
   assertSafeBinding(initial.host, initial.api_token);
+  await assertCanListen({ host: initial.host, port: initial.port });
+  // How long a stop lets running turns finish before interrupting them (they resume after a restart).
+  const TURN_GRACE_MS = initial.shutdown_grace_seconds * 1000;
   let secrets = initial.secrets;
   const { logs } = initial;
   const logger = createLogger({
@@ -65,10 +68,18 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   });
   const api = new Hono<AuthEnv>();
   api.route('/', runRoutes(runtime));
-  api.route('/', chatRoutes({ engine: runtime.engine, database }));
+  api.route(
+    '/',
+    chatRoutes({
+      engine: runtime.engine,
+      database,
+      rateLimit: new InboundRateLimiter(database, () => config.get().limits),
+    }),
+  );
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
   api.route('/', tokenRoutes(database));
+  api.route('/', voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get() }));
   api.route('/', dashboardApiRoutes(database));
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
@@ -140,12 +151,13 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing running turns');
+    // Still listening while turns finish: every new request, webhooks included, gets 503 with
+    // Retry-After (platforms redeliver, load balancers move on), never a refused connection.
     lifecycle.startDraining();
-    const closed = server.close(TURN_GRACE_MS + 5_000);
     // Running turns finish, or are interrupted after the grace period and answered as such.
     await runtime.engine.shutdown(TURN_GRACE_MS);
     await lifecycle.idle(5_000);
-    await closed;
+    await server.close(5_000);
     await runtime.close();
     logger.info('stopped');
     process.exit(0);

@@ -21,5 +21,6 @@ export {
   type Role,
   type RoleSpec,
   TIERS,
+  type VoiceConfig,
 } from './schema.ts';
 export { ConfigStore } from './store.ts';

@@ -43,6 +43,21 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'database_url',
     description: 'PostgreSQL server URL; unset = embedded PGlite',
   },
+  {
+    name: 'DATABASE_MAX_CONNECTIONS',
+    key: 'database_max_connections',
+    description: 'PostgreSQL connections per instance (all instances together must fit max_connections)',
+  },
+  {
+    name: 'STEWARD_SHUTDOWN_GRACE_SECONDS',
+    key: 'shutdown_grace_seconds',
+    description: 'on SIGTERM, seconds running turns get to finish before they are interrupted',
+  },
+  {
+    name: 'STEWARD_SKILLS_POLL_SECONDS',
+    key: 'skills_poll_seconds',
+    description: 'poll the skills dir every N seconds (shared network volume); 0 = change events',
+  },
   { name: 'HOST', key: 'host', description: 'address the server listens on' },
   {
     name: 'STEWARD_ALLOWED_HOSTS',
@@ -172,6 +187,17 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'files.drive_folder_id',
     description: 'Drive folder files.sync mirrors',
   },
+  {
+    name: 'ELEVENLABS_API_KEY',
+    key: 'voice.elevenlabs.api_key',
+    description: 'ElevenLabs API key (spoken replies)',
+  },
+  {
+    name: 'ELEVENLABS_VOICE_ID',
+    key: 'voice.elevenlabs.voice_id',
+    description: 'ElevenLabs voice of spoken replies',
+  },
+  { name: 'ELEVENLABS_API_URL', key: 'voice.elevenlabs.api_url', description: 'ElevenLabs API root' },
   {
     name: 'STEWARD_SSRF_ALLOW',
     key: 'security.ssrf_allow',
@@ -320,6 +346,7 @@ export function loadConfig(options: { env?: Env; cwd?: string } = {}): ResolvedC
     whatsapp.access_token,
     whatsapp.app_secret,
     whatsapp.verify_token,
+    config.voice.elevenlabs.api_key,
     ...mcp.secrets,
   ].filter((value): value is string => typeof value === 'string' && value.length > 0);
   return {

@@ -35,7 +35,8 @@ const OPENROUTER_DEFAULT_MODELS: ModelSpec[] = [
   },
 ];
 
-const OPENROUTER_DEFAULT_ROLES: Record<Role, RoleSpec> = {
+/** No `transcription`: it defaults to the orchestrator's model, whatever that is. */
+const OPENROUTER_DEFAULT_ROLES: Partial<Record<Role, RoleSpec>> = {
   orchestrator: { model: 'anthropic/claude-sonnet-4.5', fallbacks: ['openai/gpt-5-mini'] },
   sub_agent: { model: 'anthropic/claude-haiku-4.5', fallbacks: ['openai/gpt-5-mini'] },
   compaction: { model: 'anthropic/claude-haiku-4.5', fallbacks: ['openai/gpt-5-mini'] },
@@ -69,7 +70,11 @@ export function resolveRoster(llm: Config['llm'], isOpenRouter: boolean): Roster
   for (const model of baseModels) models.set(model.id, model);
   const roles: Partial<Record<Role, RoleSpec>> = {};
   for (const role of ROLES) {
-    const spec = llm.roles[role] ?? (isOpenRouter ? OPENROUTER_DEFAULT_ROLES[role] : undefined);
+    const spec =
+      llm.roles[role] ??
+      (isOpenRouter ? OPENROUTER_DEFAULT_ROLES[role] : undefined) ??
+      // Speech to text defaults to the orchestrator's model (and its fallbacks).
+      (role === 'transcription' ? roles.orchestrator : undefined);
     if (!spec) continue;
     roles[role] = spec;
     for (const id of [spec.model, ...spec.fallbacks]) if (!models.has(id)) models.set(id, unknownModel(id));

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { alertsSchema, logsSchema, spendSchema, tracingSchema } from './observability-schema.ts';
 
 export const TIERS = ['primary', 'balanced', 'fast', 'cheap'] as const;
-export const ROLES = ['orchestrator', 'sub_agent', 'compaction', 'sentinel', 'embeddings'] as const;
+export const ROLES = [
+  'orchestrator',
+  'sub_agent',
+  'compaction',
+  'sentinel',
+  'embeddings',
+  'transcription',
+] as const;
 export type Role = (typeof ROLES)[number];
 
 const price = z.number().nonnegative();
@@ -23,6 +30,11 @@ export const modelSchema = z
       .strict()
       .default({ input: 0, output: 0, cache_read: 0, cache_write: 0 }),
     tools: z.boolean().default(true),
+    /** Audio formats the model takes as `input_audio` (unset: any); without `ogg`, voice notes are decoded to WAV. */
+    audio_formats: z
+      .array(z.enum(['wav', 'mp3', 'ogg', 'flac']))
+      .min(1)
+      .optional(),
   })
   .strict();
 export type ModelSpec = z.infer<typeof modelSchema>;
@@ -47,6 +59,10 @@ export const limitsSchema = z
     agent_concurrency: z.number().int().positive().default(4),
     /** Longest message a turn takes; longer ones are refused with a reply saying so. */
     max_message_chars: z.number().int().min(100).max(1_000_000).default(40_000),
+    /** Inbound messages one user may send per minute (API and channels; 0 = no limit). */
+    inbound_per_user_per_minute: z.coerce.number().int().min(0).default(30),
+    /** Inbound messages one chat channel (telegram, slack, …) takes per minute, all senders (0 = no limit). */
+    inbound_per_channel_per_minute: z.coerce.number().int().min(0).default(600),
   })
   .strict();
 export type Limits = z.infer<typeof limitsSchema>;
@@ -241,6 +257,44 @@ export const filesSchema = z
   })
   .strict();
 
+/** Voice notes in, spoken replies out (ElevenLabs), and the limits on audio. */
+export const voiceSchema = z
+  .object({
+    elevenlabs: z
+      .object({
+        api_key: optionalSecret,
+        voice_id: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an ElevenLabs voice id')
+          .optional(),
+        api_url: httpUrl.default('https://api.elevenlabs.io'),
+        model_id: z.string().min(1).default('eleven_multilingual_v2'),
+        timeout_ms: z.number().int().positive().default(30_000),
+        /** Wait before the second (last) attempt. */
+        retry_delay_ms: z.number().int().min(0).default(1_000),
+      })
+      .strict()
+      .default({
+        api_url: 'https://api.elevenlabs.io',
+        model_id: 'eleven_multilingual_v2',
+        timeout_ms: 30_000,
+        retry_delay_ms: 1_000,
+      }),
+    /** Longest voice note taken, in seconds. */
+    max_seconds: z.number().positive().max(7_200).default(600),
+    /** Largest audio file taken, in bytes. */
+    max_bytes: z
+      .number()
+      .int()
+      .positive()
+      .max(100 * 1024 * 1024)
+      .default(20 * 1024 * 1024),
+    /** Answers longer than this are spoken as a summary, with the full text sent too. */
+    long_reply_chars: z.number().int().min(100).default(600),
+  })
+  .strict();
+export type VoiceConfig = z.infer<typeof voiceSchema>;
+
 /** The whole configuration, after file and environment are merged. Keys are snake_case as in steward.yaml. */
 export const configSchema = z
   .object({
@@ -249,6 +303,12 @@ export const configSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
+    /** PostgreSQL connections one instance may open in all (queries, held turn locks, jobs). */
+    database_max_connections: z.coerce.number().int().min(12).max(1000).default(30),
+    /** On SIGTERM, how long running turns may finish before they are interrupted (resumed after the restart). */
+    shutdown_grace_seconds: z.coerce.number().min(0).max(3600).default(25),
+    /** Poll the user skills dir every this many seconds instead of relying on change events (0 = events). */
+    skills_poll_seconds: z.coerce.number().min(0).max(3600).default(0),
     host: z.string().min(1).default('127.0.0.1'),
     /** Extra Host names the HTTP server answers to (besides loopback, HOST and STEWARD_PUBLIC_URL). */
     allowed_hosts: z
@@ -270,7 +330,12 @@ export const configSchema = z
     skills_dir: z.string().min(1).optional(),
     llm: z
       .object({
-        base_url: z.url('must be an http(s) URL').optional(),
+        base_url: z
+          .url({
+            protocol: /^https?$/,
+            message: 'must be an http(s) URL with its scheme, e.g. http://localhost:11434/v1',
+          })
+          .optional(),
         api_key: z.string().min(1).optional(),
         /** Sent as OpenRouter's `HTTP-Referer` / `X-Title` attribution headers. */
         app_name: z.string().default('Steward'),
@@ -284,6 +349,8 @@ export const configSchema = z
             compaction: roleSchema.optional(),
             sentinel: roleSchema.optional(),
             embeddings: roleSchema.optional(),
+            /** Speech to text (default: the orchestrator's model). */
+            transcription: roleSchema.optional(),
           })
           .strict()
           .default({}),
@@ -310,6 +377,7 @@ export const configSchema = z
     hubspot: hubspotSchema.default({}),
     caldav: caldavSchema.default({}),
     files: filesSchema.default(filesSchema.parse({})),
+    voice: voiceSchema.default(voiceSchema.parse({})),
     mcp_servers: z
       .array(mcpServerSchema)
       .default([])

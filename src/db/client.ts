@@ -259,7 +259,9 @@ export async function openPostgres(
     },
     instanceAlive: async (id) => {
       if (instanceClients.has(id)) return true;
-      const client = await lockPool().connect();
+      // From the query pool, never the lock pool: this is asked while holding a conversation's
+      // lock, and a full lock pool would then wait on itself.
+      const client = await pool.connect();
       try {
         const rows = await client.query<{ free: boolean }>(
           'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS free',
@@ -325,6 +327,8 @@ function describePgError(error: unknown): string {
 }
 
 export async function serverVersion(database: Queryable): Promise<string> {
-  const rows = await database.query<{ version: string }>('SHOW server_version');
+  const rows = await database.query<{ version: string }>(
+    "SELECT current_setting('server_version') AS version",
+  );
   return rows[0]?.version ?? 'unknown';
 }

@@ -17,17 +17,31 @@ export { listMigrations, MIGRATIONS_DIR, migrate, pendingMigrations } from './mi
 export type OpenedDatabase = { database: Database; lock: DataDirLock | null };
 
 /**
+ * How `total` connections per instance are shared: 4 for the job queue, 1 that marks the
+ * instance alive, a third of the rest for queries, the others for held turn locks (a turn
+ * pins one for as long as it runs, so they bound the turns an instance runs at once).
+ */
+export function connectionBudget(total: number): { max: number; lockConnections: number } {
+  const rest = total - 5;
+  const max = Math.max(2, Math.floor(rest / 3));
+  return { max, lockConnections: rest - max };
+}
+
+/**
  * Opens the configured database: the server at DATABASE_URL, or PGlite in `<data dir>/db`
  * after taking the data dir's lock. Applies pending migrations unless `migrate: false`.
  */
 export async function openDatabase(
-  config: Pick<ResolvedConfig, 'database_url' | 'dataDir'>,
+  config: Pick<ResolvedConfig, 'database_url' | 'dataDir'> & { database_max_connections?: number },
   options: { migrate?: boolean } = {},
 ): Promise<OpenedDatabase> {
   let lock: DataDirLock | null = null;
   let database: Database;
   if (config.database_url) {
-    database = await openPostgres(config.database_url);
+    database = await openPostgres(
+      config.database_url,
+      connectionBudget(config.database_max_connections ?? 30),
+    );
   } else {
     lock = acquireDataDirLock(config.dataDir);
     try {

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DataDirLockedError } from '../errors.ts';
+import { DataDirLockedError, StewardError } from '../errors.ts';
 
 export type LockOwner = { pid: number; port: number | null; startedAt: string };
 
@@ -39,9 +39,16 @@ export type DataDirLock = {
  * taken over; a live owner raises DataDirLockedError naming it.
  */
 export function acquireDataDirLock(dataDir: string): DataDirLock {
-  // Private to Steward's user: the database, conversations and credentials live here.
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, LOCK_FILE);
+  try {
+    // Private to Steward's user: the database, conversations and credentials live here.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Writable? A read-only dir fails here, with a fix, rather than deep inside the database.
+    writeFileSync(path.join(dataDir, '.steward-write-check'), '');
+    rmSync(path.join(dataDir, '.steward-write-check'), { force: true });
+  } catch (error) {
+    throw dataDirProblem(dataDir, error);
+  }
   const owner = readLockOwner(dataDir);
   if (owner && owner.pid !== process.pid) throw new DataDirLockedError(dataDir, owner.pid, owner.port);
   const write = (port: number | null, flag: 'w' | 'wx') =>
@@ -71,4 +78,24 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
     setPort: (port) => write(port, 'w'),
     release,
   };
+}
+
+/** One line, with the fix, for a data dir that cannot be created or written. */
+function dataDirProblem(dataDir: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const fix = 'set STEWARD_DATA_DIR to a writable folder (or DATABASE_URL to use a PostgreSQL server)';
+  const what =
+    code === 'EROFS'
+      ? 'is on a read-only file system'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'is not writable by this user'
+        : code === 'ENOENT' || code === 'ENOTDIR'
+          ? 'cannot be created: a folder above it is missing or is a file'
+          : code === 'EEXIST'
+            ? 'is a file, not a folder'
+            : null;
+  if (!what) return error as Error;
+  return new StewardError('data_dir_unusable', `The data dir ${dataDir} ${what} (${code}): ${fix}.`, {
+    cause: error,
+  });
 }

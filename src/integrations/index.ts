@@ -31,6 +31,7 @@ export type {
 } from './crm/crm-types.ts';
 export { formatAddress, parseAddress, parseAddressList } from './email/email-address.ts';
 export type {
+  EmailAttachmentContent,
   EmailMessage,
   EmailProvider,
   EmailQuery,

@@ -46,3 +46,24 @@ describe('logger redaction', () => {
     expect(JSON.stringify(out)).not.toContain('s3cr3t-value');
   });
 });
+
+describe('human log lines (a terminal)', () => {
+  it('shows time, level, message and fields, and the error message, not JSON', async () => {
+    const { humanLine } = await import('./human-lines.ts');
+    const line = humanLine(
+      JSON.stringify({
+        level: 40,
+        time: Date.UTC(2026, 0, 1, 12, 4, 5),
+        msg: 'Steward is listening',
+        url: 'http://127.0.0.1:8787',
+        vector: true,
+        err: { type: 'Error', message: 'port busy', stack: 'at x' },
+      }),
+    );
+    expect(line).toMatch(
+      /^\d\d:\d\d:\d\d WARN {2}Steward is listening url=http:\/\/127\.0\.0\.1:8787 vector=true err="port busy"\n$/,
+    );
+    expect(line).not.toContain('stack');
+    expect(humanLine('not json')).toBe('not json\n');
+  });
+});

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { humanLines } from './human-lines.ts';
 import { currentLogFields } from './log-context.ts';
 import { RotatingFile, type RotatingFileOptions } from './rotating-file.ts';
 
@@ -65,7 +66,10 @@ export type LoggerOptions = {
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = options.secrets ?? (() => []);
-  const primary = (options.destination ?? process.stderr) as pino.DestinationStream;
+  // A person at a terminal reads lines; anything else (a pipe, a file, a collector) gets JSON.
+  // The rotated log file is always JSON (`steward logs` pretty-prints it).
+  const primary = (options.destination ??
+    (process.stderr.isTTY ? humanLines(process.stderr) : process.stderr)) as pino.DestinationStream;
   // Each stream passes everything; the logger's own (hot-reloadable) level filters.
   const destination = options.file
     ? pino.multistream([

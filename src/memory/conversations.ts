@@ -81,11 +81,20 @@ export async function latestConversation(
   userId: string,
   channel: string,
 ): Promise<Conversation> {
+  return (await findLatestConversation(db, userId, channel)) ?? createConversation(db, userId, channel);
+}
+
+/** The user's most recently active conversation on the channel, or null when there is none. */
+export async function findLatestConversation(
+  db: Queryable,
+  userId: string,
+  channel: string,
+): Promise<Conversation | null> {
   const rows = await db.query<ConversationRow>(
     `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE user_id = $1 AND channel = $2 ORDER BY updated_at DESC, created_at DESC LIMIT 1`,
     [userId, channel],
   );
-  return rows[0] ? toConversation(rows[0]) : createConversation(db, userId, channel);
+  return rows[0] ? toConversation(rows[0]) : null;
 }
 
 export async function setConversationMode(db: Queryable, id: string, mode: string | null): Promise<void> {

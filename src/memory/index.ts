@@ -3,6 +3,7 @@ export {
   appendMessage,
   type Conversation,
   createConversation,
+  findLatestConversation,
   getConversation,
   latestConversation,
   messagesOfTurn,

@@ -1,17 +1,16 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Finding } from './finding.ts';
 
-type Env = Record<string, string | undefined>;
-
 /*
  * The channel settings of issue #11's contract: each an environment variable and a key under
- * `channels.<name>` in steward.yaml. Read here by name, so the audit works whether or not this
- * build's schema knows the channel yet.
+ * `channels.<name>` in steward.yaml. Only the loaded configuration is judged (it already holds
+ * what the environment set), never this process's own environment. A credential is a setting
+ * without a default: a defaulted URL (api_url, jwks_url) never makes a channel "configured".
  */
 type ChannelRule = {
   channel: string;
   label: string;
-  /** Any of these set means the channel is configured. */
+  /** Any of these set means the channel is configured (settings without a default only). */
   credentials: string[];
   /** The secret that verifies its webhooks. */
   secret: string;
@@ -70,15 +69,8 @@ const CHANNEL_PREFIX: Record<string, string> = {
   googlechat: 'GOOGLE_CHAT_',
 };
 
-/** A channel setting from the environment, else from `channels.<name>.<key>` (also `google_chat`). */
-export function channelSetting(
-  config: ResolvedConfig,
-  env: Env,
-  name: string,
-  channel: string,
-): string | undefined {
-  const fromEnv = env[name];
-  if (fromEnv) return fromEnv;
+/** A channel setting of the loaded configuration: `channels.<name>.<key>` (also `google_chat`). */
+export function channelSetting(config: ResolvedConfig, name: string, channel: string): string | undefined {
   const key = name.slice(CHANNEL_PREFIX[channel]!.length).toLowerCase();
   const channels = config.channels as Record<string, unknown>;
   for (const section of channel === 'googlechat' ? ['googlechat', 'google_chat'] : [channel]) {
@@ -89,12 +81,12 @@ export function channelSetting(
 }
 
 /** Channels configured without the secret that verifies their webhooks, and secrets too short to trust. */
-export function channelFindings(config: ResolvedConfig, env: Env): Finding[] {
+export function channelFindings(config: ResolvedConfig): Finding[] {
   const findings: Finding[] = [];
   for (const rule of RULES) {
-    const configured = rule.credentials.some((name) => channelSetting(config, env, name, rule.channel));
+    const configured = rule.credentials.some((name) => channelSetting(config, name, rule.channel));
     if (!configured) continue;
-    const secret = channelSetting(config, env, rule.secret, rule.channel);
+    const secret = channelSetting(config, rule.secret, rule.channel);
     const key = `channels.${rule.channel}.${rule.secret.slice(CHANNEL_PREFIX[rule.channel]!.length).toLowerCase()}`;
     if (!secret) {
       findings.push({

@@ -111,6 +111,9 @@ export function configFileFindings(config: ResolvedConfig): Finding[] {
         keys.push(`channels.${channel}.${key}`);
     }
   }
+  const elevenlabs = (file.voice as { elevenlabs?: { api_key?: unknown } } | undefined)?.elevenlabs;
+  if (typeof elevenlabs?.api_key === 'string' && elevenlabs.api_key && !REFERENCE.test(elevenlabs.api_key))
+    keys.push('voice.elevenlabs.api_key');
   const servers = Array.isArray(file.mcp_servers) ? (file.mcp_servers as Array<Record<string, unknown>>) : [];
   servers.forEach((server, index) => {
     for (const field of ['env', 'headers'] as const) {

@@ -23,7 +23,7 @@ function home(yaml?: string) {
 
 function audit(dir: string, env: Record<string, string> = {}): Finding[] {
   const config = loadConfig({ env, cwd: dir });
-  return auditConfiguration(config, { env, installDir: dir });
+  return auditConfiguration(config, { installDir: dir });
 }
 
 const ids = (findings: Finding[]) => findings.map((finding) => `${finding.severity} ${finding.id}`);
@@ -91,6 +91,28 @@ describe('security audit', () => {
       TELEGRAM_WEBHOOK_SECRET: 'short',
     });
     expect(ids(verified)).toEqual(['medium webhook-secret-short']);
+  });
+
+  it("judges only the configuration it loaded: this process's environment and defaulted URLs do not count", () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      SLACK_BOT_TOKEN: 'xoxb-from-the-machine',
+      GOOGLE_CHAT_SERVICE_ACCOUNT: '/x.json',
+    });
+    try {
+      expect(
+        audit(home(), { STEWARD_API_TOKEN: STRONG, GOOGLE_CHAT_API_URL: 'https://chat.example.com' }),
+      ).toEqual([]);
+    } finally {
+      for (const name of ['SLACK_BOT_TOKEN', 'GOOGLE_CHAT_SERVICE_ACCOUNT']) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+    const partly = audit(home('channels:\n  googlechat:\n    service_account: /etc/steward/chat.json\n'), {
+      STEWARD_API_TOKEN: STRONG,
+    });
+    expect(ids(partly)).toEqual(['high channel-without-webhook-secret']);
   });
 
   it('flags a data dir or key file other users can read, and nothing once they are private', () => {
@@ -177,7 +199,6 @@ describe('security audit', () => {
     expect(
       ids(
         auditConfiguration(loadConfig({ env: { STEWARD_API_TOKEN: STRONG }, cwd: bare }), {
-          env: {},
           installDir: bare,
         }),
       ),
@@ -186,9 +207,7 @@ describe('security audit', () => {
 
   it('finds nothing in the dependencies Steward ships with', () => {
     const config = loadConfig({ env: { STEWARD_API_TOKEN: STRONG }, cwd: home() });
-    expect(
-      auditConfiguration(config, { env: {} }).filter((finding) => finding.id.startsWith('dependency')),
-    ).toEqual([]);
+    expect(auditConfiguration(config).filter((finding) => finding.id.startsWith('dependency'))).toEqual([]);
   });
 });
 

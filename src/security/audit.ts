@@ -9,8 +9,6 @@ import { type Finding, severityRank } from './finding.ts';
 const INSTALL_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 export type AuditOptions = {
-  /** The environment the configuration came from (channel variables are read from it). */
-  env?: Record<string, string | undefined>;
   /** Where Steward is installed: its package-lock.json / node_modules are checked. */
   installDir?: string;
   advisories?: AdvisoryList;
@@ -22,10 +20,9 @@ export type AuditOptions = {
  * advisories in installed dependencies. Offline; never prints a secret value. Most severe first.
  */
 export function auditConfiguration(config: ResolvedConfig, options: AuditOptions = {}): Finding[] {
-  const env = options.env ?? process.env;
   const findings = [
     ...settingsFindings(config),
-    ...channelFindings(config, env),
+    ...channelFindings(config),
     ...fileFindings(config),
     ...configFileFindings(config),
     ...dependencyFindings(options.installDir ?? INSTALL_DIR, options.advisories),

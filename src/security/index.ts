@@ -3,6 +3,7 @@ export { weakSecretReason } from './audit-settings.ts';
 export { type Advisory, type AdvisoryList, bundledAdvisories, satisfies } from './dependency-advisories.ts';
 export { type Finding, isSerious, SEVERITIES, type Severity } from './finding.ts';
 export { addressRange, allowedAddress, isBlockedAddress } from './ip-ranges.ts';
+export { InboundRateLimiter, RateLimitedError } from './rate-limit.ts';
 export {
   createSsrfGuard,
   type ResolveAll,

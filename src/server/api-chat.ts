@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type TurnEngine, type TurnEvent, type TurnOutcome, turnTrace } from '../agents/index.ts';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
+import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { userIdProblem } from '../users/index.ts';
 import { type AuthEnv, actingUser, mayRead } from './auth.ts';
 import { badRequest, textProblem } from './input.ts';
@@ -27,7 +28,12 @@ const chatBody = z
  * with `Accept: text/event-stream` the turn's events stream as they happen (closing the stream
  * cancels the turn). `GET /api/turns/:id` → the turn's trace, for its own user or the owner.
  */
-export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Hono<AuthEnv> {
+export function chatRoutes(deps: {
+  engine: TurnEngine;
+  database: Database;
+  /** Per-user inbound limit, checked before the message is stored. */
+  rateLimit?: InboundRateLimiter;
+}): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post('/chat', async (c) => {
     const parsed = chatBody.safeParse(await c.req.json().catch(() => null));
@@ -45,6 +51,13 @@ export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Ho
       textProblem('text', parsed.data.text) ??
       (parsed.data.conversation ? textProblem('conversation', parsed.data.conversation) : null);
     if (problem) return badRequest(c, problem);
+    try {
+      await deps.rateLimit?.check({ userId: acting.userId });
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      c.header('Retry-After', String(error.retryAfterSeconds));
+      return c.json({ error: 'rate_limited', message: error.message }, 429);
+    }
     const input = {
       userId: acting.userId,
       text: parsed.data.text,
@@ -108,7 +121,7 @@ export function chatRoutes(deps: { engine: TurnEngine; database: Database }): Ho
   app.get('/turns/:id', async (c) => {
     const trace = await turnTrace(deps.database, c.req.param('id'));
     // Someone else's turn is as absent as a missing one.
-    if (!trace || !mayRead(c, trace.turn.userId)) {
+    if (!trace || !mayRead(c, trace.turn.user_id)) {
       return c.json({ error: 'not_found', message: `No turn ${c.req.param('id')}.` }, 404);
     }
     return c.json(trace);

@@ -1,14 +1,16 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { type AuthEnv, apiAuth } from './auth.ts';
 import { bodySizeLimit, hostAndOriginGuard, jsonBodies } from './edge.ts';
 import type { HttpLifecycle } from './lifecycle.ts';
+import { securityHeaders } from './security-headers.ts';
 
 /** Largest JSON body the API reads (a message is at most limits.max_message_chars). */
 export const API_BODY_LIMIT = 1024 * 1024;
 
+import { VOICE_UPLOAD_PATH } from './api-voice.ts';
 import { healthRoutes } from './health.ts';
 import { type MetricsSource, metricsRoutes } from './metrics-route.ts';
 
@@ -33,12 +35,18 @@ export type ServerDeps = {
 /** The HTTP app. Built without listening, so tests call `app.request()` in-process. */
 export function createServerApp(deps: ServerDeps): Hono {
   const app = new Hono();
+  app.use('*', securityHeaders());
   if (deps.lifecycle) app.use('*', deps.lifecycle.middleware());
   app.route('/', healthRoutes(deps.database));
   const guard = hostAndOriginGuard(deps.config);
   // Webhooks carry their own signatures and arrive under whatever name the platform uses.
   app.use('*', (c, next) => (c.req.path.startsWith('/webhooks/') ? next() : guard(c, next)));
-  app.use('/api/*', bodySizeLimit(API_BODY_LIMIT), jsonBodies());
+  // Audio uploads are not JSON and may be larger: that route checks its own body.
+  const exceptUploads =
+    (middleware: MiddlewareHandler): MiddlewareHandler =>
+    (c, next) =>
+      c.req.path === VOICE_UPLOAD_PATH ? next() : middleware(c, next);
+  app.use('/api/*', exceptUploads(bodySizeLimit(API_BODY_LIMIT)), exceptUploads(jsonBodies()));
   app.use('/api/*', apiAuth({ token: () => deps.config().api_token, database: deps.database }));
   if (deps.api) app.route('/api', deps.api);
   if (deps.webhooks) app.route('/webhooks', deps.webhooks);

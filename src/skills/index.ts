@@ -42,6 +42,8 @@ export { extractCommands, formatCommand, parseCommand } from './protocol/index.t
 export {
   getSkill,
   hideDomains,
+  type InvalidSkill,
+  invalidSkills,
   loadSkillRoots,
   SkillRegistry,
   skillNameProblem,

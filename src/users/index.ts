@@ -25,3 +25,4 @@ export {
   updateUser,
   userIdProblem,
 } from './users.ts';
+export { parseVoiceReplies, setVoiceReplies, type VoiceReplies, voiceRepliesOf } from './voice-replies.ts';

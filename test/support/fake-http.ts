@@ -10,6 +10,8 @@ export type RecordedRequest = {
   /** Lower-cased names. */
   headers: Record<string, string>;
   raw: string;
+  /** The body's bytes (multipart uploads, audio). */
+  bytes: Buffer;
   /** JSON or form body, parsed; null when empty or unparseable. */
   body: Record<string, unknown> | null;
   at: number;
@@ -17,6 +19,8 @@ export type RecordedRequest = {
 
 export type FakeReply =
   | { status: number; json?: unknown; headers?: Record<string, string> }
+  /** A binary answer (a file download, audio). */
+  | { status: number; bytes: Uint8Array; headers?: Record<string, string> }
   /** Never answers (until the server closes): the client's timeout decides. */
   | { hang: true };
 
@@ -41,7 +45,8 @@ function parseBody(raw: string, contentType: string): Record<string, unknown> | 
 async function readRequest(request: IncomingMessage): Promise<RecordedRequest> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const raw = Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  const raw = bytes.toString('utf8');
   const url = new URL(request.url ?? '/', 'http://fake');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -53,6 +58,7 @@ async function readRequest(request: IncomingMessage): Promise<RecordedRequest> {
     query: url.searchParams,
     headers,
     raw,
+    bytes,
     body: parseBody(raw, headers['content-type'] ?? ''),
     at: Date.now(),
   };
@@ -76,6 +82,11 @@ export async function startFakeHttp(
       }
       if ('hang' in reply) {
         hanging.add(response);
+        return;
+      }
+      if ('bytes' in reply) {
+        response.writeHead(reply.status, { 'content-type': 'application/octet-stream', ...reply.headers });
+        response.end(Buffer.from(reply.bytes));
         return;
       }
       response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });

@@ -52,14 +52,18 @@ export async function startFakeHubspot(options: { token: string }) {
       const query = String(body.query ?? '').toLowerCase();
       const filters = (
         (body.filterGroups as Array<{ filters: Array<{ propertyName: string; value: string }> }>) ?? []
-      ).flatMap((group) => group.filters);
+      ).flatMap(
+        (group) => group.filters as Array<{ propertyName: string; value: string; operator?: string }>,
+      );
       const results = [...store.values()].filter(
         (record) =>
           (!query ||
             Object.values(record.properties).some((value) => value?.toLowerCase().includes(query))) &&
-          filters.every((filter) =>
-            (record.properties[filter.propertyName] ?? '').toLowerCase().includes(filter.value.toLowerCase()),
-          ),
+          filters.every((filter) => {
+            const value = (record.properties[filter.propertyName] ?? '').toLowerCase();
+            const wanted = filter.value.toLowerCase();
+            return filter.operator === 'EQ' ? value === wanted : value.includes(wanted);
+          }),
       );
       return json(200, {
         total: results.length,

@@ -22,7 +22,12 @@ export type FakeImap = {
 
 const CAPABILITIES = 'IMAP4rev1 MOVE UIDPLUS SPECIAL-USE';
 
-export async function startFakeImap(options: { user: string; password: string }): Promise<FakeImap> {
+/** `offerStartTls`: advertise STARTTLS (as most servers on port 143 do) and refuse it if asked. */
+export async function startFakeImap(options: {
+  user: string;
+  password: string;
+  offerStartTls?: boolean;
+}): Promise<FakeImap> {
   const mailboxes = new Map<string, Mailbox>();
   for (const [name, specialUse] of [
     ['INBOX'],
@@ -66,7 +71,13 @@ export async function startFakeImap(options: { user: string; password: string })
   };
 }
 
-type SessionState = { user: string; password: string; mailboxes: Map<string, Mailbox>; commands: string[] };
+type SessionState = {
+  user: string;
+  password: string;
+  offerStartTls?: boolean;
+  mailboxes: Map<string, Mailbox>;
+  commands: string[];
+};
 
 function session(socket: Socket, state: SessionState): void {
   let buffer = Buffer.alloc(0);
@@ -74,7 +85,8 @@ function session(socket: Socket, state: SessionState): void {
   let authed = false;
   let pendingAppend: { tag: string; mailbox: Mailbox; flags: string[]; size: number } | null = null;
   const send = (text: string | Buffer) => socket.write(text);
-  send(`* OK [CAPABILITY ${CAPABILITIES}] fake IMAP ready\r\n`);
+  const capabilities = state.offerStartTls ? `${CAPABILITIES} STARTTLS` : CAPABILITIES;
+  send(`* OK [CAPABILITY ${capabilities}] fake IMAP ready\r\n`);
 
   const handle = (line: string) => {
     state.commands.push(line);
@@ -92,8 +104,10 @@ function session(socket: Socket, state: SessionState): void {
     const no = (text: string) => send(`${tag} NO ${text}\r\n`);
     switch (command) {
       case 'CAPABILITY':
-        send(`* CAPABILITY ${CAPABILITIES}\r\n`);
+        send(`* CAPABILITY ${capabilities}\r\n`);
         return ok();
+      case 'STARTTLS':
+        return send(`${tag} BAD this fake speaks no TLS\r\n`);
       case 'NOOP':
         return ok();
       case 'LOGIN':

@@ -1,12 +1,15 @@
 import { SMTPServer } from 'smtp-server';
 
-export type ReceivedMail = { from: string; to: string[]; raw: string };
+export type ReceivedMail = { from: string; to: string[]; raw: string; secure: boolean };
 
-/** A real SMTP server (smtp-server) on 127.0.0.1 that keeps what it receives; no TLS offered. */
-export async function startFakeSmtp(options: { user: string; password: string }) {
+/**
+ * A real SMTP server (smtp-server) on 127.0.0.1 that keeps what it receives. No TLS is offered
+ * unless `offerStartTls` (then STARTTLS with smtp-server's own self-signed certificate).
+ */
+export async function startFakeSmtp(options: { user: string; password: string; offerStartTls?: boolean }) {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
+    disabledCommands: options.offerStartTls ? [] : ['STARTTLS'],
     authOptional: false,
     allowInsecureAuth: true,
     logger: false,
@@ -25,6 +28,7 @@ export async function startFakeSmtp(options: { user: string; password: string })
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((entry) => entry.address),
           raw,
+          secure: session.secure,
         });
         callback();
       });

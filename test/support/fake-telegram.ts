@@ -4,7 +4,8 @@ import { type FakeHttp, type FakeReply, type RecordedRequest, startFakeHttp } fr
 /*
  * A fake Telegram Bot API (`{apiRoot}/bot<token>/<method>`): getMe, setWebhook, deleteWebhook,
  * getUpdates (long polling over queued updates), sendMessage (checks Telegram's HTML rules
- * and length), sendChatAction. Failures can be scripted per method.
+ * and length), sendChatAction, getFile with file downloads at `{apiRoot}/file/bot<token>/<path>`,
+ * and sendVoice (a multipart upload, checked to be Ogg). Failures can be scripted per method.
  */
 
 export const FAKE_BOT = { id: 7000001, username: 'steward_test_bot' };
@@ -19,8 +20,15 @@ export type SentMessage = {
   message_id: number;
 };
 
+export type SentVoice = { chat_id: string; audio: Buffer; message_id: number; content_type: string };
+
 export type FakeTelegram = FakeHttp & {
   readonly sent: SentMessage[];
+  readonly voices: SentVoice[];
+  /** Files downloaded from `/file/bot<token>/…`, by file_id. */
+  readonly downloads: string[];
+  /** Makes a file available to getFile (a voice note the user sent); returns its file_id. */
+  addFile(bytes: Uint8Array, extension?: string): string;
   readonly chatActions: Array<{ chat_id: string; action: string }>;
   readonly webhooks: Array<{ url: string; secret_token?: string }>;
   /** Offsets getUpdates was called with. */
@@ -80,6 +88,10 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const updates: Update[] = [];
   const waiting = new Set<() => void>();
   const sentListeners: Array<(message: SentMessage) => void> = [];
+  const voices: SentVoice[] = [];
+  const downloads: string[] = [];
+  const files = new Map<string, { path: string; bytes: Uint8Array }>();
+  let nextFile = 1;
   let nextMessageId = 500;
   const ok = (result: unknown): FakeReply => ({ status: 200, json: { ok: true, result } });
   const error = (status: number, description: string, parameters?: object): FakeReply => ({
@@ -88,6 +100,14 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   });
 
   const http = await startFakeHttp(async (request) => {
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(request.path);
+    if (download) {
+      if (download[1] !== token) return error(401, 'Unauthorized');
+      const found = [...files.entries()].find(([, file]) => file.path === download[2]);
+      if (!found) return error(404, 'Not Found');
+      downloads.push(found[0]);
+      return { status: 200, bytes: found[1].bytes, headers: { 'content-type': 'application/octet-stream' } };
+    }
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(request.path);
     if (!match) return error(404, 'Not Found');
     if (match[1] !== token) return error(401, 'Unauthorized');
@@ -103,6 +123,49 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
         return ok(true);
       case 'deleteWebhook':
         return ok(true);
+      case 'getFile': {
+        const fileId = String(body.file_id ?? '');
+        const file = files.get(fileId);
+        if (!file) return error(400, 'Bad Request: invalid file_id');
+        return ok({
+          file_id: fileId,
+          file_unique_id: `u${fileId}`,
+          file_size: file.bytes.length,
+          file_path: file.path,
+        });
+      }
+      case 'sendVoice': {
+        const form = await new Response(request.bytes, {
+          headers: { 'content-type': request.headers['content-type'] ?? '' },
+        })
+          .formData()
+          .catch(() => null);
+        // Uploads go as `voice=attach://<part>` with the file in that part (grammy), or inline.
+        const field = form?.get('voice');
+        const voice =
+          typeof field === 'string' && field.startsWith('attach://')
+            ? form?.get(field.slice('attach://'.length))
+            : field;
+        if (!form || !(voice instanceof File))
+          return error(400, 'Bad Request: there is no voice in the request');
+        const audio = Buffer.from(await voice.arrayBuffer());
+        if (audio.subarray(0, 4).toString('latin1') !== 'OggS') {
+          return error(400, 'Bad Request: wrong file type: voice messages must be OGG/OPUS');
+        }
+        const sentVoice: SentVoice = {
+          chat_id: String(form.get('chat_id')),
+          audio,
+          message_id: nextMessageId++,
+          content_type: voice.type,
+        };
+        voices.push(sentVoice);
+        return ok({
+          message_id: sentVoice.message_id,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(sentVoice.chat_id), type: 'private' },
+          voice: { file_id: `sent-${sentVoice.message_id}`, duration: 1 },
+        });
+      }
       case 'sendChatAction':
         chatActions.push({ chat_id: String(body.chat_id), action: String(body.action) });
         return ok(true);
@@ -158,6 +221,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   return {
     ...http,
     sent,
+    voices,
+    downloads,
+    addFile: (bytes, extension = 'oga') => {
+      const id = `AwACAgIAAxkBAAI${nextFile}voice`;
+      files.set(id, { path: `voice/file_${nextFile++}.${extension}`, bytes });
+      return id;
+    },
     chatActions,
     webhooks,
     polls,

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { FileStore, StepHook } from '../../src/files/index.ts';
-import { value } from './file-store-contract.ts';
+import { value } from './contracts/file-store-contract.ts';
 
 const text = (content: string) => Buffer.from(content, 'utf8');
 

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '../../src/db/index.ts';
+import { FilesService } from '../../src/files/index.ts';
 import { type IntegrationSettings, Integrations } from '../../src/integrations/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { BUILTIN_SKILLS_DIR } from '../../src/runtime.ts';
@@ -31,11 +32,17 @@ export function integrationExecutor(
   options: { breakerThreshold?: number } = {},
 ) {
   const integrations = new Integrations({ database, config: () => settings, timeoutMs: 5_000 });
+  const files = new FilesService({
+    database,
+    dataDir: settings.dataDir,
+    jobs: null,
+    settings: () => ({ maxReadBytes: 200_000, maxIndexBytes: 20_000_000 }),
+  });
   const executor = new SkillExecutor({
     database,
     skills: () => loadSkillRoots([{ dir: BUILTIN_SKILLS_DIR, source: 'builtin' }]),
     handlers: builtinHandlers(),
-    services: { database, integrations },
+    services: { database, integrations, files },
     logger: silentLogger(),
     unavailableDomains: (userId) => integrations.unavailableDomains(userId),
     breaker: options.breakerThreshold ? { failureThreshold: options.breakerThreshold } : undefined,
@@ -49,5 +56,5 @@ export function integrationExecutor(
       confirmed: true,
     });
   };
-  return { integrations, executor, run };
+  return { integrations, files, executor, run };
 }

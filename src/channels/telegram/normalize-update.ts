@@ -63,7 +63,9 @@ export function normalizeTelegramUpdate(update: Update, bot: BotIdentity): Inbou
   const isCommand = (message.entities ?? []).some(
     (entity) => entity.type === 'bot_command' && entity.offset === 0,
   );
-  const unsupported = !text && UNSUPPORTED_KEYS.some((key) => key in message);
+  // A voice note (or an audio file) is heard: its caption, if any, is ignored.
+  const audio = message.voice ?? message.audio;
+  const unsupported = !audio && !text && UNSUPPORTED_KEYS.some((key) => key in message);
   const name =
     [message.from.first_name, message.from.last_name].filter(Boolean).join(' ') || message.from.username;
   return {
@@ -72,8 +74,18 @@ export function normalizeTelegramUpdate(update: Update, bot: BotIdentity): Inbou
     chatId: String(message.chat.id),
     senderId: String(message.from.id),
     senderName: name ?? null,
-    kind: unsupported ? 'unsupported' : isCommand ? 'command' : 'text',
-    text,
+    kind: audio ? 'voice' : unsupported ? 'unsupported' : isCommand ? 'command' : 'text',
+    text: audio ? '' : text,
+    ...(audio
+      ? {
+          media: {
+            id: audio.file_id,
+            mimeType: audio.mime_type ?? (message.voice ? 'audio/ogg' : null),
+            seconds: audio.duration,
+            bytes: audio.file_size ?? null,
+          },
+        }
+      : {}),
     meta: {
       ...(group ? { group: true, replyToMessageId: String(message.message_id) } : {}),
       ...(message.is_topic_message && message.message_thread_id

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Api, GrammyError, HttpError } from 'grammy';
+import { Api, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import { Hono } from 'hono';
 import type { ChannelsConfig } from '../../config/index.ts';
-import { errorMessage } from '../../errors.ts';
+import { errorMessage, StewardError } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import { plainText } from '../markdown.ts';
 import { httpFailure, networkFailure } from '../send-errors.ts';
@@ -11,6 +11,7 @@ import type {
   ChannelAdapter,
   ChatMeta,
   GatewayPort,
+  InboundMedia,
   OutboundMessage,
   SendResult,
   WebhookGuard,
@@ -53,7 +54,7 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly capabilities = {
     typingIndicator: true,
     maxLength: TELEGRAM_MAX_LENGTH,
-    voice: false,
+    voice: true,
     attachments: false,
   };
   readonly api: Api;
@@ -206,7 +207,44 @@ export class TelegramAdapter implements ChannelAdapter {
     );
   }
 
+  /** `getFile`, then the file from `{apiRoot}/file/bot<token>/<file_path>`. */
+  async fetchMedia(media: InboundMedia, signal: AbortSignal): Promise<Uint8Array> {
+    const { botToken, apiRoot } = this.#options;
+    let filePath: string | undefined;
+    try {
+      filePath = (await this.api.getFile(media.id, grammySignal(signal))).file_path;
+    } catch (error) {
+      const detail = error instanceof GrammyError ? error.description : errorMessage(error);
+      throw new StewardError('media_unavailable', `telegram getFile failed: ${detail}`);
+    }
+    if (!filePath) throw new StewardError('media_unavailable', 'telegram getFile gave no file_path');
+    const url = `${apiRoot.replace(/\/+$/, '')}/file/bot${botToken}/${filePath}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { signal });
+    } catch (error) {
+      // The URL holds the token: never let it into the message.
+      throw new StewardError(
+        'media_unavailable',
+        `telegram file download failed: ${errorMessage(error).replaceAll(botToken, '***')}`,
+      );
+    }
+    if (!response.ok) {
+      throw new StewardError('media_unavailable', `telegram file download answered HTTP ${response.status}`);
+    }
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
   async send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
+    if (message.audio) {
+      const voice = await this.#sendVoice(message, signal);
+      // A chat that refuses voice messages (privacy settings) gets the text instead.
+      if (voice.kind !== 'failed') return voice;
+      this.#options.logger.warn(
+        { channel: 'telegram', err: voice.error },
+        'telegram: voice message refused; sending the text',
+      );
+    }
     const common = {
       link_preview_options: { is_disabled: true },
       ...(message.meta.threadId ? { message_thread_id: Number(message.meta.threadId) } : {}),
@@ -239,6 +277,31 @@ export class TelegramAdapter implements ChannelAdapter {
         message.chatId,
         plainText(message.text),
         common,
+        grammySignal(signal),
+      );
+      return { kind: 'sent', messageId: String(sent.message_id) };
+    } catch (error) {
+      return this.#failure(error);
+    }
+  }
+
+  async #sendVoice(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
+    const audio = message.audio!;
+    try {
+      const sent = await this.api.sendVoice(
+        message.chatId,
+        new InputFile(audio.data, 'reply.ogg'),
+        {
+          ...(message.meta.threadId ? { message_thread_id: Number(message.meta.threadId) } : {}),
+          ...(message.meta.replyToMessageId
+            ? {
+                reply_parameters: {
+                  message_id: Number(message.meta.replyToMessageId),
+                  allow_sending_without_reply: true,
+                },
+              }
+            : {}),
+        },
         grammySignal(signal),
       );
       return { kind: 'sent', messageId: String(sent.message_id) };

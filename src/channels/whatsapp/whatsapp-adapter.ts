@@ -1,12 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ChannelsConfig } from '../../config/index.ts';
+import { errorMessage, StewardError } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
 import { httpFailure, networkFailure, retryAfterSeconds } from '../send-errors.ts';
 import type {
   ChannelAdapter,
   GatewayPort,
+  InboundMedia,
   InboundMessage,
   OutboundMessage,
   SendResult,
@@ -33,7 +35,13 @@ const WHATSAPP_MARKUP: MarkdownRenderer = {
 type WhatsAppValue = {
   metadata?: { phone_number_id?: string };
   contacts?: Array<{ wa_id?: string; profile?: { name?: string } }>;
-  messages?: Array<{ from?: string; id?: string; type?: string; text?: { body?: string } }>;
+  messages?: Array<{
+    from?: string;
+    id?: string;
+    type?: string;
+    text?: { body?: string };
+    audio?: { id?: string; mime_type?: string; voice?: boolean };
+  }>;
   statuses?: unknown[];
 };
 type WhatsAppPayload = {
@@ -79,7 +87,7 @@ export class WhatsAppAdapter implements ChannelAdapter {
   readonly capabilities = {
     typingIndicator: false,
     maxLength: WHATSAPP_MAX_LENGTH,
-    voice: false,
+    voice: true,
     attachments: false,
   };
   readonly #options: WhatsAppOptions;
@@ -114,6 +122,20 @@ export class WhatsAppAdapter implements ChannelAdapter {
           const name =
             value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name ?? null;
           const text = message.type === 'text' ? (message.text?.body ?? '').trim() : '';
+          if (message.type === 'audio' && message.audio?.id) {
+            messages.push({
+              channel: 'whatsapp',
+              channelMessageId: message.id,
+              chatId: message.from,
+              senderId: message.from,
+              senderName: name,
+              kind: 'voice',
+              text: '',
+              meta: {},
+              media: { id: message.audio.id, mimeType: message.audio.mime_type ?? null },
+            });
+            continue;
+          }
           messages.push({
             channel: 'whatsapp',
             channelMessageId: message.id,
@@ -173,20 +195,99 @@ export class WhatsAppAdapter implements ChannelAdapter {
     return app;
   }
 
+  get #graph(): string {
+    return this.#options.graphUrl.replace(/\/+$/, '');
+  }
+
+  /** `GET {graph}/{media_id}` for the media's URL, then the file from it (both with the token). */
+  async fetchMedia(media: InboundMedia, signal: AbortSignal): Promise<Uint8Array> {
+    const headers = { authorization: `Bearer ${this.#options.accessToken}` };
+    const fail = (detail: string) => new StewardError('media_unavailable', `whatsapp media: ${detail}`);
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.#graph}/${encodeURIComponent(media.id)}`, { headers, signal });
+    } catch (error) {
+      throw fail(errorMessage(error));
+    }
+    const info = (await response.json().catch(() => null)) as {
+      url?: string;
+      error?: { message?: string };
+    } | null;
+    if (!response.ok || !info?.url) {
+      throw fail(`HTTP ${response.status}: ${info?.error?.message ?? 'no media URL'}`);
+    }
+    try {
+      response = await this.#fetch(info.url, { headers, signal });
+    } catch (error) {
+      throw fail(errorMessage(error));
+    }
+    if (!response.ok) throw fail(`download answered HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
   async send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
-    const url = `${this.#options.graphUrl.replace(/\/+$/, '')}/${this.#options.phoneNumberId}/messages`;
+    if (message.audio) {
+      const upload = await this.#upload(message.audio, signal);
+      if ('id' in upload) {
+        return this.#post({ type: 'audio', audio: { id: upload.id } }, message.chatId, signal);
+      }
+      // A refused upload (a format WhatsApp does not take) gets the text instead.
+      if (upload.result.kind !== 'failed') return upload.result;
+      this.#options.logger.warn(
+        { channel: 'whatsapp', err: upload.result.error },
+        'whatsapp: audio refused; sending the text',
+      );
+    }
+    return this.#post(
+      { type: 'text', text: { preview_url: false, body: this.format(message.text) } },
+      message.chatId,
+      signal,
+    );
+  }
+
+  /** `POST {graph}/{phone_number_id}/media` (multipart): the audio's media id. */
+  async #upload(
+    audio: NonNullable<OutboundMessage['audio']>,
+    signal: AbortSignal,
+  ): Promise<{ id: string } | { result: SendResult }> {
+    const form = new FormData();
+    form.set('messaging_product', 'whatsapp');
+    form.set('type', audio.contentType);
+    form.set('file', new Blob([audio.data], { type: audio.contentType }), 'reply.ogg');
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.#graph}/${this.#options.phoneNumberId}/media`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.#options.accessToken}` },
+        body: form,
+        signal,
+      });
+    } catch (error) {
+      // Nothing is sent to the person by an upload: safe to try again.
+      return { result: { kind: 'retry', error: `whatsapp media upload: ${errorMessage(error)}` } };
+    }
+    const body = (await response.json().catch(() => null)) as {
+      id?: string;
+      error?: { message?: string };
+    } | null;
+    if (response.ok && body?.id) return { id: body.id };
+    return {
+      result: httpFailure(
+        response.ok ? 502 : response.status,
+        `media upload: ${body?.error?.message ?? response.statusText}`,
+        retryAfterSeconds(response.headers.get('retry-after')),
+      ),
+    };
+  }
+
+  async #post(content: Record<string, unknown>, to: string, signal: AbortSignal): Promise<SendResult> {
+    const url = `${this.#graph}/${this.#options.phoneNumberId}/messages`;
     let response: Response;
     try {
       response = await this.#fetch(url, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.#options.accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          messaging_product: 'whatsapp',
-          recipient_type: 'individual',
-          to: message.chatId,
-          type: 'text',
-          text: { preview_url: false, body: this.format(message.text) },
-        }),
+        body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to, ...content }),
         signal,
       });
     } catch (error) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { calendarProviderContract } from '../../../test/support/contracts/calendar-contract.ts';
 import { describeEachBackend } from '../../../test/support/db.ts';
 import { ensureUser } from '../../users/index.ts';
-import { calendarProviderContract } from './calendar-contract.ts';
 import { calendarFeedRoutes } from './feed-routes.ts';
 import { calendarFeedToken } from './ics-feed.ts';
 import { LocalCalendar } from './local-calendar.ts';

@@ -27,6 +27,9 @@ export type EmailSummary = {
 
 export type EmailAttachment = { filename: string; contentType: string; size: number };
 
+/** An attachment with its bytes (`email.save_attachments`). */
+export type EmailAttachmentContent = EmailAttachment & { content: Buffer };
+
 export type EmailMessage = EmailSummary & {
   cc: EmailAddress[];
   /** The readable text: the text part, or the HTML part turned into text. */
@@ -63,6 +66,8 @@ export interface EmailProvider {
   read(id: string, signal?: AbortSignal): Promise<EmailMessage | null>;
   send(message: OutgoingEmail, signal?: AbortSignal): Promise<{ id: string }>;
   saveDraft(message: OutgoingEmail, signal?: AbortSignal): Promise<{ id: string }>;
+  /** The message's attachments with their bytes, without marking it read; null for an unknown id. */
+  attachments(id: string, signal?: AbortSignal): Promise<EmailAttachmentContent[] | null>;
   /** Moves the message out of the inbox. False for an unknown id. */
   archive(id: string, signal?: AbortSignal): Promise<boolean>;
   /** Adds and removes labels (IMAP: keywords); returns the labels after, or null for an unknown id. */

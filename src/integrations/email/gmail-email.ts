@@ -6,13 +6,14 @@ import { badResponse, type FailureContext, ProviderError } from '../provider-err
 import { composeRawMessage } from './compose-message.ts';
 import type {
   EmailAddress,
+  EmailAttachmentContent,
   EmailMessage,
   EmailProvider,
   EmailQuery,
   EmailSummary,
   OutgoingEmail,
 } from './email-types.ts';
-import { parseRawMessage } from './parse-message.ts';
+import { parseAttachments, parseRawMessage } from './parse-message.ts';
 
 export type GmailEmailOptions = {
   auth: AuthClient;
@@ -98,6 +99,19 @@ export class GmailEmailProvider implements EmailProvider {
       labels: labelIds.map((labelId) => names.get(labelId) ?? labelId).sort(),
       threadId: message.threadId ?? null,
     };
+  }
+
+  async attachments(id: string, signal?: AbortSignal): Promise<EmailAttachmentContent[] | null> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
+    const message = await this.#orNull(() =>
+      googleCall(this.#context, () =>
+        this.#api.users.messages.get({ userId: 'me', id, format: 'raw' }, { signal }),
+      ),
+    );
+    if (!message) return null;
+    if (typeof message.raw !== 'string')
+      throw badResponse(this.#context, 'a message without its raw content');
+    return parseAttachments(Buffer.from(message.raw, 'base64url'));
   }
 
   async send(email: OutgoingEmail, signal?: AbortSignal): Promise<{ id: string }> {

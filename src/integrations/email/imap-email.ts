@@ -4,6 +4,7 @@ import { type FailureContext, networkFailure, ProviderError } from '../provider-
 import { composeRawMessage, mailOptions } from './compose-message.ts';
 import type {
   EmailAddress,
+  EmailAttachmentContent,
   EmailMessage,
   EmailProvider,
   EmailQuery,
@@ -11,7 +12,7 @@ import type {
   OutgoingEmail,
 } from './email-types.ts';
 import type { MailServer } from './mail-urls.ts';
-import { parseRawMessage } from './parse-message.ts';
+import { parseAttachments, parseRawMessage } from './parse-message.ts';
 
 export type ImapEmailOptions = {
   imap: MailServer;
@@ -124,6 +125,22 @@ export class ImapEmailProvider implements EmailProvider {
         // Reading marks it read, as a mail client would.
         if (unread) await client.messageFlagsAdd(String(ref.uid), ['\\Seen'], { uid: true });
         return { id, ...parsed, unread, labels: keywords(message.flags), threadId: null };
+      } finally {
+        lock.release();
+      }
+    });
+  }
+
+  async attachments(id: string, signal?: AbortSignal): Promise<EmailAttachmentContent[] | null> {
+    const ref = parseId(id);
+    if (!ref) return null;
+    return this.#imap(signal, async (client) => {
+      if (!(await findMailbox(client, ref.mailbox))) return null;
+      const lock = await client.getMailboxLock(ref.mailbox);
+      try {
+        const message = await client.fetchOne(String(ref.uid), { uid: true, source: true }, { uid: true });
+        if (message === false || !message.source) return null;
+        return await parseAttachments(message.source);
       } finally {
         lock.release();
       }

@@ -1,5 +1,11 @@
 import { type AddressObject, simpleParser } from 'mailparser';
-import type { EmailAddress, EmailAttachment, EmailMessage, EmailSummary } from './email-types.ts';
+import type {
+  EmailAddress,
+  EmailAttachment,
+  EmailAttachmentContent,
+  EmailMessage,
+  EmailSummary,
+} from './email-types.ts';
 
 export type ParsedMail = Omit<EmailMessage, keyof EmailSummary | 'threadId'> & {
   from: EmailAddress | null;
@@ -35,6 +41,19 @@ export async function parseRawMessage(raw: Buffer | string): Promise<ParsedMail>
     messageId: mail.messageId ?? null,
     references,
   };
+}
+
+/** The attachments of a raw message with their bytes (the ones parseRawMessage lists). */
+export async function parseAttachments(raw: Buffer | string): Promise<EmailAttachmentContent[]> {
+  const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
+  return mail.attachments
+    .filter((attachment) => attachment.contentDisposition !== 'inline' || attachment.filename)
+    .map((attachment) => ({
+      filename: attachment.filename ?? '(unnamed)',
+      contentType: attachment.contentType,
+      size: attachment.size,
+      content: attachment.content,
+    }));
 }
 
 function addresses(value: AddressObject | AddressObject[] | undefined): EmailAddress[] {

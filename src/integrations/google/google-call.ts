@@ -6,6 +6,8 @@ import {
   ProviderError,
 } from '../provider-error.ts';
 
+const REVOKED = /invalid_grant|unauthorized_client|invalid_client|Token has been expired or revoked/i;
+
 type GaxiosLike = {
   status?: number;
   response?: {
@@ -30,14 +32,14 @@ export async function googleCall<T>(context: FailureContext, call: () => Promise
     if ((error as Error).name === 'AbortError') throw error;
     const failure = error as GaxiosLike;
     const status = failure.status ?? failure.response?.status ?? null;
+    const message = String(failure.message ?? '');
+    // The token endpoint refusing the refresh token or the service account's grant (HTTP 400 or
+    // 401): access was revoked or expired, whatever the status says.
+    if (REVOKED.test(`${message} ${apiMessage(failure.response?.data)}`)) {
+      throw httpFailure(context, 401, message, { cause: error });
+    }
     if (status === null) {
       if (error instanceof SyntaxError) throw badResponse(context, error.message, error);
-      const message = String(failure.message ?? '');
-      if (
-        /invalid_grant|unauthorized_client|invalid_client|Token has been expired or revoked/i.test(message)
-      ) {
-        throw httpFailure(context, 401, message, { cause: error });
-      }
       throw networkFailure(context, error);
     }
     if (status >= 200 && status < 300)

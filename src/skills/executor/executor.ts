@@ -11,7 +11,15 @@ import {
 } from '../executions.ts';
 import { cutFenced, fencedSources, isOutsideSource } from '../external.ts';
 import { type ParsedCommand, parseCommand } from '../protocol/index.ts';
-import { closestSkills, getSkill, skillHelp, type UnavailableDomain } from '../registry/index.ts';
+import { outsideTexts, TurnQuotes } from '../quoted-text.ts';
+import {
+  closestSkills,
+  getSkill,
+  invalidSkills,
+  parseFlagsSection,
+  skillHelp,
+  type UnavailableDomain,
+} from '../registry/index.ts';
 import type {
   SkillContext,
   SkillDefinition,
@@ -130,8 +138,11 @@ export class SkillExecutor {
   readonly #breakers: CircuitBreakers;
   readonly #now: () => Date;
   readonly #randomId: () => string;
-  /** Turns that have read fenced external text: their mutating calls always see the sentinel. */
-  readonly #taintedTurns = new Set<string>();
+  /**
+   * Turns that have read fenced outside text, with what they read: their mutating calls always
+   * see the sentinel, and the sentinel never sees that text (copies of it are redacted).
+   */
+  readonly #taintedTurns = new Map<string, TurnQuotes>();
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
@@ -144,9 +155,18 @@ export class SkillExecutor {
     return this.#breakers;
   }
 
-  /** Marks a turn as having read external content (also done for every fenced result it gets). */
-  taintTurn(turnId: string): void {
-    this.#taintedTurns.add(turnId);
+  /**
+   * Marks a turn as having read external content (done for every fenced result it gets; the
+   * turn engine also passes the history the model is shown). `content`'s outside fences are
+   * remembered so the sentinel is never shown copies of them.
+   */
+  taintTurn(turnId: string, content = ''): void {
+    let quotes = this.#taintedTurns.get(turnId);
+    if (!quotes) {
+      quotes = new TurnQuotes();
+      this.#taintedTurns.set(turnId, quotes);
+    }
+    quotes.add(outsideTexts(content));
   }
 
   /** The turn ended: forget what it read. */
@@ -178,7 +198,7 @@ export class SkillExecutor {
     }
     result = this.#truncate(result);
     if (request.turnId && result.status === 'ok' && fencedSources(result.content).some(isOutsideSource)) {
-      this.#taintedTurns.add(request.turnId);
+      this.taintTurn(request.turnId, result.content);
     }
     const durationMs = Math.round(performance.now() - startedMs);
     await this.#log(request, executionId, call, result, started, durationMs);
@@ -231,6 +251,14 @@ export class SkillExecutor {
       return { status: 'error', content: `${parsed.skill}: unavailable: ${domainDown}` };
     }
     if (!skill) {
+      const invalid = invalidSkills(snapshot).get(parsed.skill);
+      if (invalid) {
+        return {
+          status: 'error',
+          content: `${parsed.skill}: invalid: ${invalid.reason}. Its file ${invalid.path} must be fixed first (steward skills validate shows every problem).`,
+          metadata: { invalid: 'skill_file' },
+        };
+      }
       const closest = closestSkills(snapshot, parsed.skill, 3);
       const hint = closest.length ? ` Did you mean: ${closest.join(', ')}?` : '';
       return {
@@ -247,7 +275,10 @@ export class SkillExecutor {
 
     const handler = this.#options.handlers.get(skill.handler);
     if (!handler) {
-      // A template skill (a workflow): its body is the instructions to follow.
+      // A template skill (a workflow): its body is the instructions to follow, and the flags
+      // it takes are the ones its `## Flags` section documents.
+      const flagProblem = templateFlagProblem(skill.name, skill.body, parsed.flags);
+      if (flagProblem) return { status: 'error', content: flagProblem };
       return {
         status: 'ok',
         content: `Instructions for ${skill.name} — follow them step by step with the skills they name:\n\n${skill.body.trim()}`,
@@ -330,10 +361,13 @@ export class SkillExecutor {
   ): Promise<SkillResult | null> {
     const reviewStarted = this.#now();
     const reviewStartedMs = performance.now();
+    // What the turn read from outside never reaches the sentinel, not even copied into a command.
+    const quotes = request.turnId ? this.#taintedTurns.get(request.turnId) : undefined;
+    const redact = (text: string) => (quotes ? quotes.redact(text) : text);
     const decision = await this.#options.sentinel!.review({
       originalRequest: request.originalRequest ?? '',
-      mission: request.caller.kind === 'agent' ? request.caller.mission : null,
-      command: request.command,
+      mission: request.caller.kind === 'agent' ? redact(request.caller.mission) : null,
+      command: redact(request.command),
       skill,
       userId: request.user.id,
       turnId: request.turnId ?? null,
@@ -526,4 +560,25 @@ function record(request: ExecuteRequest, executionId: string, parsed: ParsedComm
     command: request.command,
     flags: parsed ? parsed.flags : null,
   };
+}
+
+/** Flags a template skill was given that its `## Flags` section does not document, or lacks. */
+function templateFlagProblem(name: string, body: string, given: Record<string, unknown>): string | null {
+  const documented = parseFlagsSection(body);
+  const known = new Set(documented.map((flag) => flag.name));
+  const normal = (flag: string) => flag.toLowerCase().replaceAll('-', '_');
+  const dashed = (flag: string) => `--${flag.replaceAll('_', '-')}`;
+  const unknown = Object.keys(given).filter((flag) => !known.has(normal(flag)));
+  const see = `See \`${name} --help\`.`;
+  if (unknown.length) {
+    const takes = documented.length
+      ? `Its flags: ${documented.map((flag) => dashed(flag.name)).join(', ')}.`
+      : 'It takes no flags.';
+    return `${name} has no flag ${unknown.map((flag) => dashed(normal(flag))).join(', ')}. ${takes} ${see}`;
+  }
+  const givenNames = new Set(Object.keys(given).map(normal));
+  const missing = documented.filter((flag) => flag.required && !givenNames.has(flag.name));
+  if (missing.length)
+    return `${name} needs ${missing.map((flag) => dashed(flag.name)).join(', ')} (required). ${see}`;
+  return null;
 }

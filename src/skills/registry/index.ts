@@ -1,6 +1,7 @@
 export { closestDomains, closestSkills } from './closest-skills.ts';
 export { type GetSkillRequest, getSkill, skillHelp, skillPage, type UnavailableDomain } from './get-skill.ts';
 export { hideDomains } from './hide-domains.ts';
+export { type InvalidSkill, invalidSkills } from './invalid-skills.ts';
 export {
   generatedIndex,
   type LoadSkillRootsOptions,

@@ -95,6 +95,21 @@ describe('SkillRegistry', () => {
     expect(registry.snapshot().diagnostics).toHaveLength(1);
   });
 
+  it('finds changes by polling when told to (a shared network volume delivers no events)', async () => {
+    const user = tempRoot();
+    const registry = registryFor({ roots: [{ dir: user, source: 'user' }], pollMs: 100 });
+    await registry.watch();
+    writeSkillFile(user, 'notes/write.md', page('notes.write', 'Write a note v1'));
+    const added = await eventually(registry, (snapshot) => snapshot.skills.has('notes.write'));
+    expect(added.skills.get('notes.write')?.description).toBe('Write a note v1');
+    writeSkillFile(user, 'notes/write.md', page('notes.write', 'Write a note, version two'));
+    const changed = await eventually(
+      registry,
+      (snapshot) => snapshot.skills.get('notes.write')?.description === 'Write a note, version two',
+    );
+    expect(changed.skills.get('notes.write')?.description).toBe('Write a note, version two');
+  });
+
   it('makes a new file in a watched user root visible, and drops a removed one', async () => {
     const builtin = tempRoot({ 'email/send.md': page('email.send', 'Built-in send') });
     const user = path.join(tempRoot(), 'not', 'yet', 'created');

@@ -11,6 +11,11 @@ export type SkillRegistryOptions = {
   logger?: Logger;
   /** Quiet time gathered before a reload, so one save's burst of events reloads once. */
   debounceMs?: number;
+  /**
+   * Look for changes every this many ms instead of waiting for the filesystem's events (a skills
+   * dir on a network volume shared by instances on several hosts, where events do not arrive).
+   */
+  pollMs?: number;
 };
 
 export type SkillChangeListener = (current: SkillSnapshot, previous: SkillSnapshot | null) => void;
@@ -23,6 +28,7 @@ export class SkillRegistry {
   readonly #roots: SkillRoot[];
   readonly #logger: Logger;
   readonly #debounceMs: number;
+  readonly #pollMs: number;
   readonly #listeners = new Set<SkillChangeListener>();
   readonly #providers = new Set<SkillProvider>();
   #files: SkillSnapshot | null = null;
@@ -35,6 +41,7 @@ export class SkillRegistry {
     this.#roots = options.roots.map((root) => ({ ...root, dir: path.resolve(root.dir) }));
     this.#logger = options.logger ?? silentLogger();
     this.#debounceMs = options.debounceMs ?? 100;
+    this.#pollMs = options.pollMs ?? 0;
   }
 
   /** (Re)loads every root and swaps the snapshot in. Invalid files keep their last valid version. */
@@ -89,6 +96,7 @@ export class SkillRegistry {
     const watcher = watch(dirs, {
       ignoreInitial: true,
       depth: 5,
+      ...(this.#pollMs > 0 ? { usePolling: true, interval: this.#pollMs, binaryInterval: this.#pollMs } : {}),
       ignored: (file, stats) => Boolean(stats?.isFile()) && !file.endsWith('.md'),
     });
     this.#watcher = watcher;

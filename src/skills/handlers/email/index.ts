@@ -1,4 +1,5 @@
 import type { SkillHandler } from '../../types.ts';
+import { saveAttachmentsHandler } from './attachments.ts';
 import { archiveEmailHandler, labelEmailHandler } from './organize.ts';
 import { readEmailHandler, searchEmailHandler } from './read.ts';
 import { draftEmailHandler, replyEmailHandler, sendEmailHandler } from './send.ts';
@@ -12,4 +13,5 @@ export const emailHandlers: SkillHandler[] = [
   draftEmailHandler,
   archiveEmailHandler,
   labelEmailHandler,
+  saveAttachmentsHandler,
 ] as SkillHandler[];

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { EmailProvider } from './email-types.ts';
+import type { EmailProvider } from '../../../src/integrations/index.ts';
 
 /** What a contract run needs around a provider: a way to deliver mail and to see what it sent. */
 export type EmailFixture = {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { FileOutcome, FileStore } from '../../src/files/index.ts';
+import type { FileOutcome, FileStore } from '../../../src/files/index.ts';
 
 const text = (value: string) => Buffer.from(value, 'utf8');
 

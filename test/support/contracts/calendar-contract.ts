@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { CalendarProvider } from './calendar-types.ts';
+import type { CalendarProvider } from '../../../src/integrations/index.ts';
 
 /**
  * The behaviour every CalendarProvider must have. `make` returns an empty calendar; the suite
