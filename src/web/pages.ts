@@ -263,7 +263,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     if (!TURN_ID.test(id)) return notFound(c);
     const trace = await turnTrace(database, id);
     const session = c.get('session');
-    if (!trace || !(session.owner || trace.turn.userId === session.userId)) return notFound(c);
+    if (!trace || !(session.owner || trace.turn.user_id === session.userId)) return notFound(c);
     return page(c, { title: `Turn ${id.slice(0, 8)}`, session, scripts: ['turn.js'], body: turnBody(trace) });
   });
 
@@ -272,7 +272,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     if (!TURN_ID.test(id)) return c.text('No such turn.', 404);
     const trace = await turnTrace(database, id);
     const session = c.get('session');
-    if (!trace || !(session.owner || trace.turn.userId === session.userId))
+    if (!trace || !(session.owner || trace.turn.user_id === session.userId))
       return c.text('No such turn.', 404);
     return streamSSE(c, async (stream) => {
       const queue: TurnEvent[] = [];

@@ -16,9 +16,9 @@ type Agent = TurnTrace['agents'][number];
 
 /** Waves: an agent runs one wave after the latest of its dependencies. */
 export function waves(
-  agents: ReadonlyArray<{ agentId: string | null; dependsOn: string[] | null }>,
+  agents: ReadonlyArray<{ agent_id: string | null; depends_on: string[] | null }>,
 ): Map<string, number> {
-  const byId = new Map(agents.map((agent) => [agent.agentId ?? '', agent]));
+  const byId = new Map(agents.map((agent) => [agent.agent_id ?? '', agent]));
   const wave = new Map<string, number>();
   const visit = (id: string, seen: Set<string>): number => {
     const known = wave.get(id);
@@ -29,12 +29,12 @@ export function waves(
     const depth =
       Math.max(
         -1,
-        ...(agent?.dependsOn ?? []).filter((dep) => byId.has(dep)).map((dep) => visit(dep, seen)),
+        ...(agent?.depends_on ?? []).filter((dep) => byId.has(dep)).map((dep) => visit(dep, seen)),
       ) + 1;
     wave.set(id, depth);
     return depth;
   };
-  for (const agent of agents) visit(agent.agentId ?? '', new Set());
+  for (const agent of agents) visit(agent.agent_id ?? '', new Set());
   return wave;
 }
 
@@ -43,13 +43,13 @@ const truncate = (text: string | null | undefined, max: number) =>
 
 function agentNode(agent: Agent) {
   const status = agentStatus(agent.status);
-  const deps = agent.dependsOn ?? [];
-  return html`<article class="agent status-${status}" data-agent-id="${agent.agentId ?? ''}" data-depends-on="${deps.join(' ')}" data-status="${status}" tabindex="0">
-    <header><strong>${agent.agentId}</strong> <span class="badge" data-field="status">${status}</span></header>
+  const deps = agent.depends_on ?? [];
+  return html`<article class="agent status-${status}" data-agent-id="${agent.agent_id ?? ''}" data-depends-on="${deps.join(' ')}" data-status="${status}" tabindex="0">
+    <header><strong>${agent.agent_id}</strong> <span class="badge" data-field="status">${status}</span></header>
     <p class="mission">${truncate(agent.mission, 300)}</p>
     ${deps.length ? html`<p class="deps">after ${deps.join(', ')}</p>` : ''}
-    <p class="meta" data-field="duration">${agent.durationMs !== null && agent.durationMs !== undefined ? `${agent.durationMs} ms` : ''}</p>
-    <ul class="calls" data-field="calls">${agent.skillCalls.map((call) => html`<li class="call-${call.status}" data-execution-id="${call.id}"><code>${truncate(call.command, 200)}</code> ${call.status}</li>`)}</ul>
+    <p class="meta" data-field="duration">${agent.duration_ms !== null && agent.duration_ms !== undefined ? `${agent.duration_ms} ms` : ''}</p>
+    <ul class="calls" data-field="calls">${agent.skill_calls.map((call) => html`<li class="call-${call.status}" data-execution-id="${call.id}"><code>${truncate(call.command, 200)}</code> ${call.status}</li>`)}</ul>
     ${agent.error ? html`<p class="error">${truncate(agent.error, 500)}</p>` : ''}
   </article>`;
 }
@@ -59,28 +59,28 @@ export function turnBody(trace: TurnTrace) {
   const byWave = waves(trace.agents);
   const count = Math.max(0, ...byWave.values()) + 1;
   const columns = Array.from({ length: trace.agents.length ? count : 0 }, (_, index) =>
-    trace.agents.filter((agent) => byWave.get(agent.agentId ?? '') === index),
+    trace.agents.filter((agent) => byWave.get(agent.agent_id ?? '') === index),
   );
   type Row = { at: Date; kind: 'llm' | 'skill'; html: ReturnType<typeof html> };
   const rows: Row[] = [
-    ...trace.llmCalls.map((call) => ({
-      at: call.createdAt,
+    ...trace.llm_calls.map((call) => ({
+      at: call.created_at,
       kind: 'llm' as const,
-      html: html`<tr class="llm"><td>${formatDate(call.createdAt)}</td><td>LLM ${call.role}</td><td><code>${call.model}</code>${call.error ? html` <span class="error">${truncate(call.error, 200)}</span>` : ''}</td><td>${call.latencyMs} ms</td><td>${call.promptTokens}</td><td>${call.cachedTokens}</td><td>${call.completionTokens}</td><td>${formatCost(call.cost)}</td></tr>`,
+      html: html`<tr class="llm"><td>${formatDate(call.created_at)}</td><td>LLM ${call.role}</td><td><code>${call.model}</code>${call.error ? html` <span class="error">${truncate(call.error, 200)}</span>` : ''}</td><td>${call.latency_ms} ms</td><td>${call.prompt_tokens}</td><td>${call.cached_tokens}</td><td>${call.completion_tokens}</td><td>${formatCost(call.cost)}</td></tr>`,
     })),
     ...[
-      ...trace.agents.flatMap((agent) => agent.skillCalls.map((call) => ({ call, agent: agent.agentId }))),
-      ...trace.directSkillCalls.map((call) => ({ call, agent: null })),
+      ...trace.agents.flatMap((agent) => agent.skill_calls.map((call) => ({ call, agent: agent.agent_id }))),
+      ...trace.direct_skill_calls.map((call) => ({ call, agent: null })),
     ].map(({ call, agent }) => ({
-      at: new Date(call.startedAt ?? 0),
+      at: new Date(call.started_at ?? 0),
       kind: 'skill' as const,
-      html: html`<tr class="skill call-${call.status}" data-execution-id="${call.id}"><td>${formatDate(call.startedAt ? new Date(call.startedAt) : null)}</td><td>skill${agent ? ` (${agent})` : ''}</td><td><code>${truncate(call.command, 300)}</code> <span class="badge">${call.status}</span><details><summary>result</summary><pre>${truncate(call.result ?? call.error ?? '', 4000)}</pre></details></td><td>${call.durationMs ?? ''} ms</td><td></td><td></td><td></td><td></td></tr>`,
+      html: html`<tr class="skill call-${call.status}" data-execution-id="${call.id}"><td>${formatDate(call.started_at ? new Date(call.started_at) : null)}</td><td>skill${agent ? ` (${agent})` : ''}</td><td><code>${truncate(call.command, 300)}</code> <span class="badge">${call.status}</span><details><summary>result</summary><pre>${truncate(call.result ?? call.error ?? '', 4000)}</pre></details></td><td>${call.duration_ms ?? ''} ms</td><td></td><td></td><td></td><td></td></tr>`,
     })),
   ].sort((a, b) => a.at.getTime() - b.at.getTime());
   return html`<section class="card turn-summary" data-turn-id="${turn.id}" data-turn-status="${turn.status}">
-      <p><span class="badge" id="turn-status">${turn.status}</span> ${turn.mode} · user ${turn.userId} · ${formatDate(turn.startedAt)}</p>
+      <p><span class="badge" id="turn-status">${turn.status}</span> ${turn.mode} · user ${turn.user_id} · ${formatDate(turn.started_at)}</p>
       <p class="request"><strong>Request:</strong> ${truncate(turn.request, 2000)}</p>
-      <p>Tokens: ${trace.usage.promptTokens} prompt (${trace.usage.cachedTokens} cached), ${trace.usage.completionTokens} completion · cost ${formatCost(trace.usage.cost)}</p>
+      <p>Tokens: ${trace.usage.prompt_tokens} prompt (${trace.usage.cached_tokens} cached), ${trace.usage.completion_tokens} completion · cost ${formatCost(trace.usage.cost)}</p>
       ${turn.error ? html`<p class="error">${turn.error}</p>` : ''}
     </section>
     <h2>Agents</h2>
