@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { LlmSentinel, TurnEngine } from './agents/index.ts';
+import { LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
 import { createChannelAdapters, Gateway, outboxBacklog, setActiveGateway } from './channels/index.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
@@ -48,6 +48,8 @@ export type Runtime = {
   executor: SkillExecutor;
   llm: LlmClient;
   engine: TurnEngine;
+  /** Every turn's events, by turn id (the dashboard's live traces). */
+  turnEvents: TurnHub;
   jobs: JobQueue;
   /** The channel gateway: inbound processing, the outbox, pairing, deliver(). */
   channels: Gateway;
@@ -225,6 +227,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     onSentinelDecision: observability.onSentinelDecision,
     now: options.now,
   });
+  const turnEvents = new TurnHub();
   const engine = new TurnEngine({
     database,
     llm,
@@ -236,7 +239,10 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     now: options.now,
     memories: ({ userId, text, budgetTokens }) =>
       memoriesForContext(database, userId, text, budgetTokens, { embedder: services.embedder }),
-    observe: observability.observe,
+    observe: (event, turn) => {
+      observability.observe(event, turn);
+      turnEvents.publish(event, turn);
+    },
     beforeTurn: observability.beforeTurn,
     unavailableDomains: (userId) => integrations.unavailableDomains(userId),
     afterTurn: async ({ conversationId }) => {
@@ -331,6 +337,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     executor,
     llm,
     engine,
+    turnEvents,
     jobs,
     channels,
     observability,

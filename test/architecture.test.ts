@@ -52,6 +52,8 @@ const OWNERS: Record<string, string> = {
   workflow_schedules: 'workflows',
   workflow_runs: 'workflows',
   task_reminders: 'workflows',
+  web_sessions: 'web',
+  web_login_codes: 'web',
   voice_clips: 'voice',
 };
 

@@ -10,4 +10,5 @@ export {
   type TurnOutcome,
   type TurnRef,
 } from './turn-engine.ts';
+export { type HubListener, TurnHub } from './turn-hub.ts';
 export { type TurnTrace, turnTrace } from './turn-trace.ts';

@@ -78,6 +78,14 @@ program
   );
 
 program
+  .command('dashboard')
+  .description('print a one-time login link to the web dashboard (valid 10 minutes)')
+  .option('--user <id>', 'log in as this user (default: the owner)', DEFAULT_USER)
+  .action(async (options: { user: string }) =>
+    (await import('./dashboard.ts')).dashboardCommand(loadConfigOrExit(), options),
+  );
+
+program
   .command('usage')
   .description('tokens, cached share and cost per day (UTC), user and model')
   .option('--days <n>', 'how many days back, today included', '30')

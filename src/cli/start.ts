@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { channelApiRoutes, webhookRoutes } from '../channels/index.ts';
+import { channelApiRoutes, pendingPairings, webhookRoutes } from '../channels/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts';
 import { createLogger, logFilePath } from '../logging/index.ts';
@@ -15,11 +15,13 @@ import {
   HttpLifecycle,
   isLoopbackHost,
   listen,
+  OWNER_USER,
   runRoutes,
   tokenRoutes,
   usageRoutes,
   voiceRoutes,
 } from '../server/index.ts';
+import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
 import { scheduleApiRoutes } from '../workflows/index.ts';
 
 /**
@@ -80,6 +82,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   api.route('/', scheduleApiRoutes(runtime.workflows));
   api.route('/', tokenRoutes(database));
   api.route('/', voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get() }));
+  api.route('/', dashboardApiRoutes(database));
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
     database,
@@ -98,7 +101,22 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }),
     metrics: runtime.observability.metrics ?? undefined,
     lifecycle,
-    routes: [calendarFeedRoutes(database)],
+    routes: [
+      calendarFeedRoutes(database),
+      webRoutes({
+        database,
+        engine: runtime.engine,
+        turnEvents: runtime.turnEvents,
+        config: () => config.get(),
+        skills: () => runtime.skills.snapshot(),
+        breakers: () => runtime.executor.breakers.states(),
+        channels: {
+          status: () => runtime.channels.status(),
+          approvePairing: (code) => runtime.channels.approvePairing(code),
+          pending: () => pendingPairings(database, runtime.channels.now()),
+        },
+      }),
+    ],
     mcp,
   });
   let server: Awaited<ReturnType<typeof listen>>;
@@ -114,6 +132,12 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   logger.info(
     { url: `http://${server.host}:${server.port}`, database: database.backend, vector: database.hasVector },
     'Steward is listening',
+  );
+  // The one-time dashboard link goes to the terminal only, never to the log.
+  const code = await createLoginCode(database, { userId: OWNER_USER, owner: true });
+  const base = initial.public_url ?? dashboardBase(server.host, server.port);
+  process.stdout.write(
+    `Dashboard: ${loginLink(base, code)} (one-time login link, valid 10 minutes; \`steward dashboard\` prints a new one)\n`,
   );
   if (initial.endpoint.provider === 'none') {
     logger.warn(

@@ -20,6 +20,14 @@ export {
   setMessageContext,
   setMessageTurn,
 } from './conversations.ts';
+export {
+  forgetMemory,
+  listMemories,
+  type MemoryListItem,
+  recentTurns,
+  setMemoryImportance,
+  type TurnListItem,
+} from './dashboard.ts';
 export { latestUserConversation } from './latest-user-conversation.ts';
 export {
   buildVectorIndexes,

@@ -2,6 +2,7 @@
 export { type ArchiveResult, archiveTask } from './archive.ts';
 export { addComment } from './comments.ts';
 export { createTask, type NewTask } from './create.ts';
+export { listTasksForDashboard, type TaskListItem } from './dashboard.ts';
 export {
   addDays,
   DATE_INPUT_FORMS,

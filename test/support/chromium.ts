@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+/** Debian's Chromium, which the browser tests drive through playwright-core. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Makes sure Chromium is installed: when it is missing and this runs as root, installs Debian's
+ * package (`apt-get install -y chromium`); otherwise explains how. Returns the executable's path.
+ */
+export function ensureChromium(): string {
+  if (existsSync(CHROMIUM)) return CHROMIUM;
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}. Install it with \`sudo apt-get install -y chromium\` (or set CHROMIUM_PATH).`,
+    );
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () =>
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {
+      env,
+      stdio: 'pipe',
+      timeout: 15 * 60_000,
+    });
+  try {
+    install();
+  } catch {
+    // The package lists may be missing or stale: refresh them once and try again.
+    execFileSync('apt-get', ['update'], { env, stdio: 'pipe', timeout: 10 * 60_000 });
+    install();
+  }
+  if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} is still missing.`);
+  return CHROMIUM;
+}

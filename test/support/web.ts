@@ -1,0 +1,89 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { pendingPairings } from '../../src/channels/index.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { createServerApp } from '../../src/server/index.ts';
+import { webRoutes } from '../../src/web/index.ts';
+import type { Backend } from './db.ts';
+import type { FakeLlm } from './fake-llm.ts';
+import { startTestSteward, type TestSteward } from './steward.ts';
+
+export const OWNER_TOKEN = 'owner-token-0123456789abcdef';
+
+export type WebSteward = TestSteward & { url: string; stop(): Promise<void> };
+
+/** A full runtime in this process with the web routes on a real port (the owner token set). */
+export async function startWebSteward(backend: Backend, fake: FakeLlm): Promise<WebSteward> {
+  const steward = await startTestSteward(backend, fake, { extraYaml: `api_token: "${OWNER_TOKEN}"\n` });
+  const { runtime } = steward;
+  const app = createServerApp({
+    database: runtime.database,
+    logger: silentLogger(),
+    config: () => runtime.config.get(),
+    routes: [
+      webRoutes({
+        database: runtime.database,
+        engine: runtime.engine,
+        turnEvents: runtime.turnEvents,
+        config: () => runtime.config.get(),
+        skills: () => runtime.skills.snapshot(),
+        breakers: () => runtime.executor.breakers.states(),
+        channels: {
+          status: () => runtime.channels.status(),
+          approvePairing: (code) => runtime.channels.approvePairing(code),
+          pending: () => pendingPairings(runtime.database, runtime.channels.now()),
+        },
+      }),
+    ],
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const made = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(made));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    ...steward,
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      });
+      await steward.close();
+    },
+  };
+}
+
+/** A cookie-keeping client for the dashboard, logged in with `token`. */
+export async function loginAs(
+  url: string,
+  token: string,
+): Promise<{
+  cookie: string;
+  csrf: string;
+  get(path: string): Promise<Response>;
+  post(path: string, form: Record<string, string>): Promise<Response>;
+}> {
+  const response = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }),
+    redirect: 'manual',
+  });
+  if (response.status !== 303) throw new Error(`login answered ${response.status}`);
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const get = (path: string) => fetch(`${url}${path}`, { headers: { cookie }, redirect: 'manual' });
+  const chat = await (await get('/chat')).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(chat)?.[1] ?? '';
+  return {
+    cookie,
+    csrf,
+    get,
+    post: (path, form) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, ...form }),
+        redirect: 'manual',
+      }),
+  };
+}
