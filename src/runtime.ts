@@ -32,6 +32,7 @@ import { createSsrfGuard } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
 import { VoiceService } from './voice/index.ts';
+import { WorkflowScheduler } from './workflows/index.ts';
 
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
 
@@ -57,6 +58,8 @@ export type Runtime = {
   integrations: Integrations;
   /** The configured MCP servers, as skill domains. */
   mcp: McpServers;
+  /** Schedules from skill frontmatter, scheduled workflow runs, `steward schedules`. */
+  workflows: WorkflowScheduler;
   /** Voice notes in (transcription) and spoken replies out (ElevenLabs). */
   voice: VoiceService;
   close(): Promise<void>;
@@ -146,8 +149,17 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   const services: SkillServices = {
     database,
     integrations,
-    embedder: (text, signal) => (embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null)),
+    embedder: Object.assign(
+      (text: string, signal?: AbortSignal) =>
+        embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null),
+      { configured: embeddingsConfigured },
+    ),
     fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
+    workflows: {
+      skillsDir: initial.skillsDir,
+      builtinDir: BUILTIN_SKILLS_DIR,
+      skills: () => skills.snapshot(),
+    },
   };
   const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });
   await registerMemoryJobs({ database, llm, jobs, config: () => config.get(), logger, now: options.now });
@@ -258,6 +270,25 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   observability.seams.deliverToOwner = async (text) => {
     await channels.deliver(OWNER_USER, text);
   };
+  const workflows = new WorkflowScheduler({
+    database,
+    jobs,
+    skills: () => skills.snapshot(),
+    engine,
+    deliver: (userId, text) => channels.deliver(userId, text),
+    logger,
+    now: options.now,
+    defaultCatchUpSeconds: () => config.get().workflows.catch_up_seconds,
+    reminders: () => {
+      const settings = config.get().workflows;
+      return {
+        enabled: settings.reminders,
+        dueTime: settings.reminder_due_time,
+        leadMinutes: settings.reminder_lead_minutes,
+      };
+    },
+  });
+  await workflows.register();
   observability.metrics?.setSources({
     queueDepths: () => jobs.depths(),
     breakerStates: () => executor.breakers.states(),
@@ -287,6 +318,12 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       for (const problem of problems ?? []) logger.warn({ channel }, problem);
     }
     await channels.start();
+    if (initial.workflows.enabled) {
+      skills.onChange((snapshot) => {
+        workflows.sync(snapshot).catch((error) => logger.error({ err: error }, 'schedules not updated'));
+      });
+      await workflows.start();
+    }
   }
   let closed = false;
   return {
@@ -306,10 +343,12 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     observability,
     integrations,
     mcp,
+    workflows,
     voice,
     close: async () => {
       if (closed) return;
       closed = true;
+      workflows.stop();
       await channels.stop();
       setActiveGateway(null);
       await engine.shutdown(options.shutdownGraceMs ?? 30_000);

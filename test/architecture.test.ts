@@ -25,6 +25,8 @@ const OWNERS: Record<string, string> = {
   conversation_summaries: 'memory',
   memory_entries: 'memory',
   memory_embeddings: 'memory',
+  memory_term_stats: 'memory',
+  memory_user_stats: 'memory',
   entities: 'memory',
   entity_relations: 'memory',
   entity_mentions: 'memory',
@@ -49,6 +51,9 @@ const OWNERS: Record<string, string> = {
   drive_sync_files: 'files',
   web_sessions: 'web',
   web_login_codes: 'web',
+  workflow_schedules: 'workflows',
+  workflow_runs: 'workflows',
+  task_reminders: 'workflows',
   voice_clips: 'voice',
 };
 

@@ -42,7 +42,7 @@ describe('steward doctor', () => {
     expect(result.stdout).toContain('Every check passed.');
     expect(result.stdout).not.toContain('doctor-token-0123456789');
     expect(result.stdout).not.toContain('test-key-0123456789');
-  });
+  }, 180_000);
 
   it('says how to fix a missing LLM and a missing embeddings model', async () => {
     const { env } = writeTestConfig(fake.url);
@@ -60,14 +60,14 @@ describe('steward doctor', () => {
     );
     expect(result.stdout).toContain('hint: for hybrid search set LLM_EMBEDDINGS_MODEL');
     expect(result.stdout).not.toContain('hybrid (');
-    expect(result.stdout).toContain('1 check(s) failed');
+    expect(result.stdout).toMatch(/\d check\(s\) failed: see each fix above\./);
     expect(result.code).toBe(1);
   }, 180_000);
 
   it('fails when chat completions are refused, or no chat model is configured', async () => {
     const { env } = writeTestConfig(fake.url);
     fake.enqueue({ status: 404, message: 'model not found' });
-    const refused = await runCli(['doctor'], { env });
+    const refused = await runCli(['doctor'], { env, timeoutMs: 170_000 });
     fake.assertDone();
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
@@ -82,7 +82,7 @@ describe('steward doctor', () => {
     expect(noModel.stdout).toContain('FAIL llm: ');
     expect(noModel.stdout).toContain('no chat model is configured');
     expect(noModel.stdout).toContain('fix: set LLM_MODEL');
-  });
+  }, 180_000);
 
   it('fails with the fix when the database cannot be reached', async () => {
     const result = await runCli(['doctor'], {

@@ -59,6 +59,7 @@ describe('steward chat progress', () => {
         return { text: `Streamed reply number ${seen.length}.`, chunkDelayMs: 5 };
       });
       const result = await runCli(['chat'], {
+        timeoutMs: SLOW,
         env,
         input: '/help\n/status\n/frobnicate now\nhello\n/new\n/status\n//etc is a folder\n/quit\n',
       });

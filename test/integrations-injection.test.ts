@@ -94,7 +94,7 @@ for (const backend of backends()) {
       });
       let mail = 0;
       for (const [index, item] of corpus.entries()) seeded.push(await seed(item, index, () => ++mail));
-    }, 120_000);
+    }, 300_000);
     afterAll(async () => {
       await steward?.close();
     });

@@ -286,7 +286,7 @@ describeEachBackend('memory store', (getDb, backend) => {
       expect(failing.fullTextReason).toContain('embeddings provider is down');
       expect(failing.results).toHaveLength(1);
       const none = await searchMemories(db, user, { query: 'flight' }, { embedder: async () => null });
-      expect(none.fullTextReason).toBe('no embeddings model is configured');
+      expect(none.fullTextReason).toBe('no embedding model is configured');
     });
   } else {
     it('says it searched full text only where pgvector is missing, without embedding the query', async () => {

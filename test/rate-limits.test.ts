@@ -53,7 +53,7 @@ channels:
   telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }
 `,
       );
-    });
+    }, 120_000);
     afterAll(async () => {
       await steward?.close();
       await telegram?.close();

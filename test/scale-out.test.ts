@@ -162,9 +162,18 @@ describe.skipIf(!server)('three instances on one PostgreSQL database', { timeout
     expect(webhookStatuses.flat().every((status) => status === 200)).toBe(true);
 
     // Telegram: every message answered exactly once through the outbox, whichever instance sent it.
-    await expect
-      .poll(() => telegram.sent.length, { timeout: 120_000, interval: 250 })
-      .toBe(TELEGRAM_CHATS * MESSAGES);
+    const deadline = Date.now() + 180_000;
+    while (telegram.sent.length < TELEGRAM_CHATS * MESSAGES && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    if (telegram.sent.length !== TELEGRAM_CHATS * MESSAGES) {
+      // Say where the missing reply is: an inbound message not done, or an outbox row not sent.
+      const stuck = await db.query(
+        `SELECT 'inbound' AS kind, id::text, status, attempts::text AS attempts, text FROM inbound_messages WHERE status <> 'done'
+         UNION ALL SELECT 'outbox', id::text, status, attempts::text, text FROM outbox_messages WHERE status <> 'sent'`,
+      );
+      expect(telegram.sent.length, JSON.stringify(stuck)).toBe(TELEGRAM_CHATS * MESSAGES);
+    }
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const sent = telegram.sent.map((message) => `${message.chat_id} ${message.text}`).sort();
     const expected = Array.from({ length: TELEGRAM_CHATS }, (_, chat) =>

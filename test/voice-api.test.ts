@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../src/logging/index.ts';
 import { type AuthEnv, chatRoutes, createServerApp, voiceRoutes } from '../src/server/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
@@ -14,6 +14,9 @@ import {
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { startTestSteward, type TestSteward } from './support/steward.ts';
 import { audioPartOf, SILENCE_OGG, SPOKEN_WORDS, VOICE_NOTE_OGG, VOICE_NOTE_WAV } from './support/voice.ts';
+
+// Each test waits for real HTTP round trips through a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const OWNER_TOKEN = 'owner-token-0123456789';
 const ANSWER = 'Done: I will remind you to call Ana tomorrow at nine.';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SPOKEN_TURN_NOTE } from '../src/agents/index.ts';
 import { setVoiceReplies } from '../src/users/index.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
@@ -12,6 +12,9 @@ import {
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 import { audioPartOf, SPOKEN_WORDS, telegramVoice, VOICE_NOTE_OGG } from './support/voice.ts';
+
+// Each test waits for real HTTP round trips through a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const SECRET = 'tg-webhook-secret_0123';
 const OWNER = 1111;
@@ -145,6 +148,20 @@ voice:
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(telegram.voices.length).toBe(before.voices);
       expect(telegram.sent.length).toBe(before.sent + 1);
+      llm.assertDone();
+    });
+
+    it('sends the text when Telegram refuses the voice message (voice messages forbidden)', async () => {
+      const before = { voices: telegram.voices.length, sent: telegram.sent.length };
+      llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
+      telegram.failNext('sendVoice', {
+        status: 400,
+        json: { ok: false, error_code: 400, description: 'Bad Request: VOICE_MESSAGES_FORBIDDEN' },
+      });
+      await sendVoiceNote(VOICE_NOTE_OGG);
+      await expect.poll(() => telegram.sent.length, { timeout: 30_000 }).toBe(before.sent + 1);
+      expect(telegram.sent.at(-1)!.text).toContain(ANSWER);
+      expect(telegram.voices.length).toBe(before.voices);
       llm.assertDone();
     });
 

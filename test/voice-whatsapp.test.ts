@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixture } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
@@ -17,6 +17,9 @@ import {
 } from './support/fake-graph.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { audioPartOf, SPOKEN_WORDS, VOICE_NOTE_OGG } from './support/voice.ts';
+
+// Each test waits for real HTTP round trips through a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const APP_SECRET = 'whatsapp-app-secret-0123';
 const VERIFY_TOKEN = 'whatsapp-verify-token-0123';

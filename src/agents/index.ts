@@ -1,4 +1,5 @@
 export type { TurnEvent } from './events.ts';
+export type { TurnMission } from './run-mission.ts';
 export { LlmSentinel } from './sentinel-llm.ts';
 export {
   messageProblem,

@@ -55,6 +55,7 @@ import {
 } from './paused-turns.ts';
 import { isAffirmative, progressReport } from './progress-report.ts';
 import { describeNow, orchestratorSystemPrompt } from './prompts.ts';
+import { runMission, type TurnMission } from './run-mission.ts';
 import type { TurnScope } from './sub-agent.ts';
 import { TurnBudget } from './turn-budget.ts';
 
@@ -138,6 +139,8 @@ export async function prepareTurnContext(
 
 export type RunTurnOptions = {
   listener: Emit;
+  /** Run this mission's sub-agent instead of the orchestrator (a scheduled workflow run). */
+  mission?: TurnMission;
   /** Cancels the turn (the user's Ctrl-C, a closed request). */
   signal: AbortSignal;
   /** Set when Steward is shutting down: the turn stops and is recorded as interrupted. */
@@ -216,6 +219,19 @@ export async function runClaimedTurn(
     const refusal = (await deps.beforeTurn?.(ref)) ?? null;
     if (refusal) {
       outcome = { kind: 'error', error: refusal };
+    } else if (options.mission) {
+      outcome =
+        config.endpoint.provider === 'none'
+          ? { kind: 'error', error: NOT_CONFIGURED_MESSAGE }
+          : await runMission(deps, {
+              mission: options.mission,
+              scope,
+              board,
+              budget: await budgetFor(deps, conversation.id),
+              emit,
+              persist,
+              signal,
+            });
     } else if (config.endpoint.provider === 'none') {
       outcome = { kind: 'reply', text: NOT_CONFIGURED_MESSAGE };
       await persist({ role: 'assistant', content: NOT_CONFIGURED_MESSAGE });

@@ -27,6 +27,7 @@ import { ensureUser, getUser, type User } from '../users/index.ts';
 import type { TurnStatus } from './agent-types.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
 import { recoverOrphanedTurn } from './paused-turns.ts';
+import type { TurnMission } from './run-mission.ts';
 import {
   type MemoryHook,
   prepareTurnContext,
@@ -57,6 +58,8 @@ export type TurnInput = {
   /** Cancels the turn: it stops, and is recorded as interrupted with what it had done. */
   signal?: AbortSignal;
   emit?: Emit;
+  /** Run one sub-agent on this mission instead of the orchestrator (scheduled workflow runs). */
+  mission?: TurnMission;
 };
 
 export type EngineDeps = {
@@ -278,7 +281,14 @@ export class TurnEngine {
           current = (await getTurn(database, turn.id))!;
         }
         if (current.status !== 'queued') return this.#storedOutcome(current, true);
-        return this.#start(current, user, input.emit ?? noEmit, input.signal, input.voice ?? false);
+        return this.#start(
+          current,
+          user,
+          input.emit ?? noEmit,
+          input.signal,
+          input.voice ?? false,
+          input.mission,
+        );
       }),
     );
   }
@@ -323,6 +333,7 @@ export class TurnEngine {
     listener: Emit,
     signal: AbortSignal | undefined,
     voice = false,
+    mission?: TurnMission,
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
     const conversation = await getConversation(database, user.id, turn.conversationId);
@@ -347,6 +358,7 @@ export class TurnEngine {
       { turn, userMessageId, user, conversation, stored, context },
       {
         listener,
+        ...(mission ? { mission } : {}),
         signal: signal ?? new AbortController().signal,
         shutdown: this.#stopping.signal,
       },

@@ -5,6 +5,7 @@ import type { ChatOptions } from './chat.ts';
 import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } from './common.ts';
 import type { ConnectOptions } from './connect.ts';
 import type { LogsOptions } from './logs.ts';
+import type { SchedulesOptions } from './schedules.ts';
 import type { SkillsImportOptions } from './skills-import.ts';
 import type { UsageOptions } from './usage.ts';
 
@@ -95,6 +96,29 @@ program
   )
   .action(async (options: UsageOptions) =>
     (await import('./usage.ts')).usageCommand(loadConfigOrExit(), options),
+  );
+
+const schedules = program
+  .command('schedules')
+  .description('scheduled workflows: name, cron, zone, next run, last run and status')
+  .option('--user <id>', "only this user's schedules")
+  .option('--json', 'print [{name, skill, user, schedule, timezone, next_run, last_run, last_status, …}]')
+  .action(async (options: SchedulesOptions) =>
+    (await import('./schedules.ts')).schedulesCommand(loadConfigOrExit(), options),
+  );
+schedules
+  .command('run')
+  .description('run a workflow now and wait for it (exit 1 unless it ended ok)')
+  .argument('<name>', 'the workflow, e.g. daily_digest or workflows.daily_digest')
+  .option('--user <id>', "only this user's workflows")
+  .option('--json', 'print the run')
+  // `schedules` has the same options: whichever of the two took them, they apply to `run`.
+  .action(async (name: string, _options: SchedulesOptions, command: Command) =>
+    (await import('./schedules.ts')).schedulesRunCommand(
+      loadConfigOrExit(),
+      name,
+      command.optsWithGlobals<SchedulesOptions>(),
+    ),
   );
 
 program

@@ -22,6 +22,7 @@ import {
   voiceRoutes,
 } from '../server/index.ts';
 import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
+import { scheduleApiRoutes } from '../workflows/index.ts';
 
 /**
  * `steward start`: owns the data dir, applies migrations, serves HTTP, watches the config
@@ -78,6 +79,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   );
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
+  api.route('/', scheduleApiRoutes(runtime.workflows));
   api.route('/', tokenRoutes(database));
   api.route('/', voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get() }));
   api.route('/', dashboardApiRoutes(database));

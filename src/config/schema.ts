@@ -257,6 +257,23 @@ export const filesSchema = z
   })
   .strict();
 
+export const workflowsSchema = z
+  .object({
+    /** Run schedules from skill frontmatter in this process (a server). */
+    enabled: z.boolean().default(true),
+    /** How late a run missed while Steward was down may still run at start, unless the file sets `catch_up`. */
+    catch_up_seconds: z.number().int().min(0).default(3600),
+    /** Remind users of tasks due (through their primary channel). */
+    reminders: z.boolean().default(true),
+    /** The local time a task due on a date counts as due. */
+    reminder_due_time: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour time such as 09:00')
+      .default('09:00'),
+    /** How many minutes before that the reminder goes out (1440: the day before). */
+    reminder_lead_minutes: z.number().int().min(0).max(10_080).default(0),
+  })
+  .strict();
 /** Voice notes in, spoken replies out (ElevenLabs), and the limits on audio. */
 export const voiceSchema = z
   .object({
@@ -377,6 +394,7 @@ export const configSchema = z
     hubspot: hubspotSchema.default({}),
     caldav: caldavSchema.default({}),
     files: filesSchema.default(filesSchema.parse({})),
+    workflows: workflowsSchema.default(workflowsSchema.parse({})),
     voice: voiceSchema.default(voiceSchema.parse({})),
     mcp_servers: z
       .array(mcpServerSchema)

@@ -1,10 +1,6 @@
-import { gmail_v1 } from 'googleapis/build/src/apis/gmail/index.js';
-import nodemailer from 'nodemailer';
-import { CaldavCalendar } from './calendar/caldav-calendar.ts';
+import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/index.js';
 import type { CredentialsOf, Provider } from './credentials/credential-types.ts';
-import { HubspotCrm } from './crm/hubspot-crm.ts';
 import { parseAddress } from './email/email-address.ts';
-import { ImapEmailProvider } from './email/imap-email.ts';
 import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from './email/mail-urls.ts';
 import { googleAuthClient } from './google/google-auth.ts';
 import { googleCall } from './google/google-call.ts';
@@ -45,8 +41,9 @@ async function verify(
   const reconnect = `steward connect ${provider}${userId === 'local' ? '' : ` --user ${userId}`}`;
   if (provider === 'google') {
     const google = credentials as CredentialsOf['google'];
-    const api = new gmail_v1.Gmail({
-      auth: googleAuthClient(google, settings.apiUrl),
+    const { gmail_v1: gmail } = await import('googleapis/build/src/apis/gmail/index.js');
+    const api = new gmail.Gmail({
+      auth: await googleAuthClient(google, settings.apiUrl),
       rootUrl: settings.apiUrl ? `${settings.apiUrl.replace(/\/+$/, '')}/` : undefined,
       retry: false,
     } as gmail_v1.Options);
@@ -73,12 +70,14 @@ async function verify(
         '--smtp must be smtp://user:pass@host:port or smtps://… (TLS).',
       );
     if (!from) throw new ProviderError('email', 'rejected', '--from must be addr or "Name <addr>".');
+    const { ImapEmailProvider } = await import('./email/imap-email.ts');
     const mailbox = new ImapEmailProvider({ imap, smtp, from: email.from, address: from.address, reconnect });
     try {
       await mailbox.search({ limit: 1 }, signal);
     } finally {
       await mailbox.close();
     }
+    const { default: nodemailer } = await import('nodemailer');
     const transport = nodemailer.createTransport({
       host: smtp.host,
       port: smtp.port,
@@ -105,6 +104,7 @@ async function verify(
   }
   if (provider === 'hubspot') {
     const hubspot = credentials as CredentialsOf['hubspot'];
+    const { HubspotCrm } = await import('./crm/hubspot-crm.ts');
     const crm = new HubspotCrm({
       accessToken: hubspot.accessToken,
       basePath: hubspot.baseUrl ?? settings.hubspotBaseUrl,
@@ -114,6 +114,7 @@ async function verify(
     return 'HubSpot';
   }
   const caldav = credentials as CredentialsOf['caldav'];
+  const { CaldavCalendar } = await import('./calendar/caldav-calendar.ts');
   const calendar = new CaldavCalendar({ ...caldav, reconnect });
   const now = new Date();
   await calendar.list({ from: now, to: new Date(now.getTime() + 86_400_000) }, signal);

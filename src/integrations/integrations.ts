@@ -2,9 +2,7 @@ import type { AuthClient } from 'google-auth-library';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Queryable } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import { CaldavCalendar } from './calendar/caldav-calendar.ts';
 import type { CalendarProvider } from './calendar/calendar-types.ts';
-import { GoogleCalendar } from './calendar/google-calendar.ts';
 import { calendarFeedToken } from './calendar/ics-feed.ts';
 import { LocalCalendar } from './calendar/local-calendar.ts';
 import { CredentialStore } from './credentials/credential-store.ts';
@@ -13,11 +11,8 @@ import { secretsOf } from './credentials/credential-types.ts';
 import { rememberSecrets } from './credentials/known-secrets.ts';
 import { loadSecretKey, type SecretKey } from './credentials/secret-key.ts';
 import type { CrmProvider } from './crm/crm-types.ts';
-import { HubspotCrm } from './crm/hubspot-crm.ts';
 import { parseAddress } from './email/email-address.ts';
 import type { EmailProvider } from './email/email-types.ts';
-import { GmailEmailProvider } from './email/gmail-email.ts';
-import { ImapEmailProvider } from './email/imap-email.ts';
 import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from './email/mail-urls.ts';
 import { googleAuthClient, serviceAccountCredentials } from './google/google-auth.ts';
 
@@ -85,20 +80,23 @@ export class Integrations {
   /** A google-auth-library client for the user's Google account, or null when none is connected. */
   async googleAuth(userId: string): Promise<AuthClient | null> {
     const account = await this.account(userId, 'google');
-    return account ? googleAuthClient(account.credentials, this.#options.config().google.api_url) : null;
+    return account
+      ? await googleAuthClient(account.credentials, this.#options.config().google.api_url)
+      : null;
   }
 
   async email(userId: string): Promise<Lookup<EmailProvider>> {
     try {
       const mailbox = await this.account(userId, 'email');
-      if (mailbox) return this.#imap(mailbox, userId);
+      if (mailbox) return await this.#imap(mailbox, userId);
       const google = await this.account(userId, 'google');
       if (google) {
         const address = google.account;
+        const { GmailEmailProvider } = await import('./email/gmail-email.ts');
         return {
           ok: true,
           provider: new GmailEmailProvider({
-            auth: googleAuthClient(google.credentials, this.#options.config().google.api_url),
+            auth: await googleAuthClient(google.credentials, this.#options.config().google.api_url),
             rootUrl: rootUrl(this.#options.config().google.api_url),
             address,
             from:
@@ -120,10 +118,11 @@ export class Integrations {
     try {
       const google = await this.account(userId, 'google');
       if (google) {
+        const { GoogleCalendar } = await import('./calendar/google-calendar.ts');
         return {
           ok: true,
           provider: new GoogleCalendar({
-            auth: googleAuthClient(google.credentials, this.#options.config().google.api_url),
+            auth: await googleAuthClient(google.credentials, this.#options.config().google.api_url),
             rootUrl: rootUrl(this.#options.config().google.api_url),
             reconnect: reconnectHint('google', google.origin, userId),
           }),
@@ -131,6 +130,7 @@ export class Integrations {
       }
       const caldav = await this.account(userId, 'caldav');
       if (caldav) {
+        const { CaldavCalendar } = await import('./calendar/caldav-calendar.ts');
         return {
           ok: true,
           provider: new CaldavCalendar({
@@ -149,6 +149,7 @@ export class Integrations {
     try {
       const hubspot = await this.account(userId, 'hubspot');
       if (!hubspot) return { ok: false, reason: HOW_TO_CONNECT.crm! };
+      const { HubspotCrm } = await import('./crm/hubspot-crm.ts');
       return {
         ok: true,
         provider: new HubspotCrm({
@@ -207,13 +208,14 @@ export class Integrations {
     return { domain, reason: problems.length ? problems.join(' ') : HOW_TO_CONNECT[domain]! };
   }
 
-  #imap(mailbox: ConnectedAccount<'email'>, userId: string): Lookup<EmailProvider> {
+  async #imap(mailbox: ConnectedAccount<'email'>, userId: string): Promise<Lookup<EmailProvider>> {
     const { imapUrl, smtpUrl, from } = mailbox.credentials;
     const imap = parseMailUrl(imapUrl, IMAP_SCHEMES);
     const smtp = smtpUrl ? parseMailUrl(smtpUrl, SMTP_SCHEMES) : null;
     const reconnect = reconnectHint('email', mailbox.origin, userId);
     if (!imap || (smtpUrl && !smtp))
       return { ok: false, reason: `The mailbox settings are incomplete: ${reconnect}` };
+    const { ImapEmailProvider } = await import('./email/imap-email.ts');
     return {
       ok: true,
       provider: new ImapEmailProvider({

@@ -5,11 +5,18 @@ import type { LlmClient } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { systemTimezone } from '../users/index.ts';
 import { compactConversation } from './compaction.ts';
-import { decayAndArchive, embedPendingMemories, recordEntities, saveMemory } from './store/index.ts';
+import {
+  buildVectorIndexes,
+  decayAndArchive,
+  embedPendingMemories,
+  recordEntities,
+  saveMemory,
+} from './store/index.ts';
 
 export const COMPACTION_JOB = 'memory.compaction';
 export const EMBED_JOB = 'memory.embed';
 export const LIFECYCLE_JOB = 'memory.lifecycle';
+export const VECTOR_INDEX_JOB = 'memory.vector_index';
 export const VACUUM_JOB = 'maintenance.vacuum';
 
 export type MemoryJobDeps = {
@@ -73,9 +80,22 @@ export async function registerMemoryJobs(deps: MemoryJobDeps): Promise<void> {
     async (_data, context) => {
       if (!embeddingsOn()) return;
       const embedded = await embedPendingMemories(database, llm, { signal: context.signal });
-      if (embedded) logger.debug({ embedded }, 'memories embedded');
+      if (embedded) {
+        logger.debug({ embedded }, 'memories embedded');
+        await jobs.enqueue(VECTOR_INDEX_JOB, {}, { singletonKey: 'all' });
+      }
     },
     { retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true, singletonPerKey: true },
+  );
+
+  // HNSW indexes for vector search, once a dimension count has enough embeddings (the first
+  // build, at 5,000, takes seconds; the index then grows with each embedding stored).
+  await jobs.register(
+    VECTOR_INDEX_JOB,
+    async () => {
+      for (const index of await buildVectorIndexes(database)) logger.info(index, 'memory vector index built');
+    },
+    { retryLimit: 2, retryDelaySeconds: 60, singletonPerKey: true },
   );
 
   await jobs.register(LIFECYCLE_JOB, async () => {
@@ -90,6 +110,7 @@ export async function registerMemoryJobs(deps: MemoryJobDeps): Promise<void> {
   });
   await jobs.schedule(LIFECYCLE_JOB, '15 3 * * *', {}, systemTimezone());
   await jobs.schedule(EMBED_JOB, '*/10 * * * *', {}, 'UTC');
+  if (database.hasVector) await jobs.schedule(VECTOR_INDEX_JOB, '7 * * * *', {}, 'UTC');
 
   if (database.backend === 'pglite') {
     await jobs.register(VACUUM_JOB, async () => {

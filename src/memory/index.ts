@@ -1,4 +1,10 @@
-export { COMPACTION_JOB, EMBED_JOB, enqueueCompaction, registerMemoryJobs } from './background.ts';
+export {
+  COMPACTION_JOB,
+  EMBED_JOB,
+  enqueueCompaction,
+  registerMemoryJobs,
+  VECTOR_INDEX_JOB,
+} from './background.ts';
 export {
   appendMessage,
   type Conversation,
@@ -24,6 +30,7 @@ export {
 } from './dashboard.ts';
 export { latestUserConversation } from './latest-user-conversation.ts';
 export {
+  buildVectorIndexes,
   type DecayOptions,
   type DecayResult,
   DUPLICATE_SIMILARITY,
@@ -48,6 +55,7 @@ export {
   type MemorySourceType,
   memoriesForContext,
   type NewMemory,
+  nearestMemoryIds,
   type PendingEmbedding,
   pendingEmbeddings,
   type QueryEmbedder,
@@ -62,6 +70,8 @@ export {
   saveMemory,
   searchMemories,
   storeEmbedding,
+  VECTOR_INDEX_MIN_ROWS,
+  vectorIndexName,
 } from './store/index.ts';
 export {
   allOpenTurns,

@@ -40,16 +40,26 @@ export type { ImportRisk } from './import/import-risks.ts';
 export { decideImport, type ImportDecision, writeImportedSkill } from './import/write-agent-skills.ts';
 export { extractCommands, formatCommand, parseCommand } from './protocol/index.ts';
 export {
+  type CronSchedule,
+  checkSkillMentions,
+  fireTimesBetween,
+  formatInZone,
   getSkill,
   hideDomains,
   type InvalidSkill,
   invalidSkills,
   loadSkillRoots,
+  localTime,
+  nextFireTime,
+  parseCron,
+  parseFrontmatter,
   SkillRegistry,
+  skillMentions,
   skillNameProblem,
   skillPageSkeleton,
   type UnavailableDomain,
   validateSkillDir,
+  zoneOffsetMinutes,
 } from './registry/index.ts';
 export type {
   DomainIndex,

@@ -28,8 +28,13 @@ export type SkillDefinition = {
   confirm: boolean;
   /** Handler name from frontmatter; defaults to the skill name. */
   handler: string;
+  /** A 5-field cron expression (validated); the skill runs on it as its owner's workflow. */
   schedule?: string;
   timezone?: string;
+  /** The user a scheduled skill belongs to (frontmatter `owner`; default the owner user `local`). */
+  owner?: string;
+  /** How late a missed scheduled run may still run at start (frontmatter `catch_up`; default 1 h). */
+  catchUpSeconds?: number;
   /** Per-call timeout from frontmatter `timeout` (seconds in the file). */
   timeoutMs?: number;
   tags: string[];
@@ -88,7 +93,10 @@ export type SkillServices = {
    * Embeds a search query (memory.search). Resolves null when no embeddings model is
    * configured; may reject when the model fails, and callers then search without vectors.
    */
-  embedder?: (text: string, signal?: AbortSignal) => Promise<{ vector: number[]; model: string } | null>;
+  embedder?: ((text: string, signal?: AbortSignal) => Promise<{ vector: number[]; model: string } | null>) & {
+    /** Whether an embeddings model is configured (see memory's QueryEmbedder). */
+    configured?: () => boolean;
+  };
   /** Email, calendar and CRM providers per user (the email, calendar and crm skills). */
   integrations?: Integrations;
   /** Each user's files, the content index and Drive sync (files.* skills). */
@@ -97,6 +105,8 @@ export type SkillServices = {
    * Fetches a URL the model supplied through the SSRF guard: no loopback, private or link-local
    * target unless `security.ssrf_allow` opens it. Rejects with a message saying why.
    */
+  /** Where workflow.build writes workflow pages, and the skills it checks their steps against. */
+  workflows?: { skillsDir: string; builtinDir: string; skills: () => SkillSnapshot };
   fetchUrl?: (
     url: string,
     init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },

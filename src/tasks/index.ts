@@ -13,6 +13,7 @@ export {
   parseDateInput,
 } from './dates.ts';
 export { addDependencies, type DependencyChange, removeDependencies } from './dependencies.ts';
+export { activeTasksDueBy, type DueTask } from './due.ts';
 export { type DetailOptions, getRecentTasks, getTask, getTasks } from './get.ts';
 export type { FieldChange } from './history.ts';
 export { getTaskOverview, type TaskOverview } from './overview.ts';

@@ -2,7 +2,8 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { modelFor } from '../config/index.ts';
 import { ElevenLabsClient } from './elevenlabs.ts';
 
-export type VoiceCheck = { name: string; ok: boolean; detail: string; fix?: string };
+/** `note`: worth knowing, not a failure (the cause is reported by its own check). */
+export type VoiceCheck = { name: string; ok: boolean; note?: boolean; detail: string; fix?: string };
 
 /**
  * `steward doctor`'s voice lines: which model transcribes voice notes (and in which format), and
@@ -14,7 +15,9 @@ export async function voiceChecks(config: ResolvedConfig, fetchImpl?: typeof fet
   if (config.endpoint.provider === 'none' || !role) {
     checks.push({
       name: 'voice transcription',
-      ok: false,
+      // The llm check already fails for a missing endpoint: one cause, one FAIL.
+      ok: true,
+      note: true,
       detail: 'no LLM endpoint: voice notes are answered with a note asking to write',
       fix: 'configure an LLM (OPENROUTER_API_KEY, or LLM_BASE_URL + LLM_MODEL); llm.roles.transcription picks a model that takes audio',
     });

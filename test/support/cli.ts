@@ -37,7 +37,12 @@ export function runCli(
 }
 
 /** Starts `steward start` and resolves once /readyz answers 200. */
-export async function startServer(options: { env: Record<string, string>; cwd?: string }): Promise<{
+export async function startServer(options: {
+  env: Record<string, string>;
+  cwd?: string;
+  /** How long to wait for /readyz (default 90 s). */
+  readyTimeoutMs?: number;
+}): Promise<{
   child: ChildProcess;
   port: number;
   url: string;
@@ -57,7 +62,7 @@ export async function startServer(options: { env: Record<string, string>; cwd?: 
     output += chunk;
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`steward start exited ${child.exitCode}: ${output}`);
     try {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type AuthClient, JWT, OAuth2Client } from 'google-auth-library';
+import type { AuthClient, OAuth2Client } from 'google-auth-library';
 import { ConfigError } from '../../errors.ts';
 import type { GoogleCredentials } from '../credentials/credential-types.ts';
 
@@ -26,7 +26,9 @@ export function googleEndpoints(apiUrl: string | undefined): { tokenUrl: string;
  * A google-auth-library client for stored or configured credentials: OAuth (a refresh token
  * from `steward connect google`) or a service account acting as a Workspace user.
  */
-export function googleAuthClient(credentials: GoogleCredentials, apiUrl?: string): AuthClient {
+export async function googleAuthClient(credentials: GoogleCredentials, apiUrl?: string): Promise<AuthClient> {
+  // Loaded on first use: the library is a large share of start-up memory, and most installs never connect Google.
+  const { JWT, OAuth2Client } = await import('google-auth-library');
   const endpoints = googleEndpoints(apiUrl);
   let client: OAuth2Client;
   if (credentials.kind === 'oauth') {

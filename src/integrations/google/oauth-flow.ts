@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { OAuth2Client } from 'google-auth-library';
 import { StewardError } from '../../errors.ts';
 import type { GoogleCredentials } from '../credentials/credential-types.ts';
 import { GOOGLE_SCOPES, googleEndpoints } from './google-auth.ts';
@@ -62,6 +61,7 @@ export async function runGoogleOAuthFlow(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const redirectUri = `http://127.0.0.1:${port}/oauth2callback`;
+  const { OAuth2Client } = await import('google-auth-library');
   const client = new OAuth2Client({
     clientId: options.clientId,
     clientSecret: options.clientSecret,

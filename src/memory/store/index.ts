@@ -31,6 +31,7 @@ export {
   type MemorySearch,
   type MemorySearchHit,
   type MemorySearchResult,
+  nearestMemoryIds,
   type SearchMemoriesOptions,
   searchMemories,
 } from './search-memories.ts';
@@ -45,3 +46,10 @@ export {
   type MemorySourceType,
   type QueryEmbedder,
 } from './types.ts';
+export {
+  type BuiltVectorIndex,
+  buildVectorIndexes,
+  VECTOR_INDEX_MIN_ROWS,
+  vectorIndexExists,
+  vectorIndexName,
+} from './vector-index.ts';

@@ -1,8 +1,9 @@
 import type { Database } from '../../db/index.ts';
 import { errorMessage } from '../../errors.ts';
 import { MEMORY_COLUMNS, toMemory, vectorLiteral } from './rows.ts';
-import { anyWordQuery, normalizeTags } from './text.ts';
+import { normalizeTags, type QueryParts, queryParts } from './text.ts';
 import type { Memory, MemoryCategory, QueryEmbedder } from './types.ts';
+import { vectorIndexExists } from './vector-index.ts';
 
 export type MemorySearch = {
   /** Natural language; web-search syntax (`"exact phrase"`, `-word`) is honoured. */
@@ -46,6 +47,8 @@ export type SearchMemoriesOptions = {
   minSimilarity?: number;
   /** Set accessed_at of the memories returned (default true). */
   touch?: boolean;
+  /** Use the HNSW index when the vector-index job has built one (default true); false scans exactly. */
+  approximate?: boolean;
 };
 
 export const MAX_SEARCH_LIMIT = 20;
@@ -142,10 +145,30 @@ function buildFilters(userId: string, search: MemorySearch): Filters {
   return { params, where };
 }
 
+/** BM25's term-frequency saturation and length normalization (Robertson & Zaragoza's defaults). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.1;
 /**
- * Memories matching every word (web-search syntax) first, by cover density. Only when they
- * are fewer than `enough`, memories sharing any word follow: ranking those reads every row
- * with a frequent word, so it runs only when needed.
+ * Terms weigh idf^IDF_POWER: above 1, a query's rare word outweighs several common ones (names,
+ * dates, "said"), which is what a partial match should be judged by. Tuned on
+ * test/support/fixtures/memory-eval (bench/memory-search.bench.ts reports recall).
+ */
+const IDF_POWER = 1.25;
+/** The rows the first, pruned pass may read before it is not worth pruning. */
+const PRUNED_ROWS = 2_000;
+
+type QueryTerm = { term: string; docCount: number; weight: number };
+
+/**
+ * BM25 over the user's stemmed search_vector lexemes, with per-user inverse document frequency
+ * (memory_term_stats, kept by triggers), presence rather than counts (memories are short), and
+ * idf^1.25 weights so that partial matches are scored by weighted coverage: a memory holding the
+ * query's one rare word beats one holding its three common words. `"exact phrase"` matches
+ * come first; `-word` excludes.
+ *
+ * Max-score pruning: memories are first read only where they hold one of the rarest terms; when
+ * the `enough`-th score is above anything the other terms alone could reach, that ranking is
+ * exact and the rows sharing only common words are never read.
  */
 async function fullTextRanking(
   db: Database,
@@ -153,29 +176,129 @@ async function fullTextRanking(
   query: string,
   enough: number,
 ): Promise<RankedRow[]> {
-  const anyWord = anyWordQuery(query);
-  if (!anyWord) return [];
+  const parts = queryParts(query);
+  if (parts.wanted.length === 0) return [];
+  const statsRows = await db.query<{
+    term: string;
+    df: number;
+    docs: number | null;
+    total_length: number | null;
+  }>(
+    `WITH q AS (SELECT DISTINCT t.lexeme FROM unnest(to_tsvector('english', $2)) t)
+     SELECT q.lexeme AS term, COALESCE(s.doc_count, 0) AS df, u.doc_count AS docs, u.total_length
+     FROM q LEFT JOIN memory_term_stats s ON s.user_id = $1 AND s.term = q.lexeme
+       LEFT JOIN memory_user_stats u ON u.user_id = $1`,
+    [base.params[0], parts.wanted.join(' ')],
+  );
+  const docs = Number(statsRows[0]?.docs ?? 0);
+  if (docs <= 0) return [];
+  const averageLength = Math.max(1, Number(statsRows[0]?.total_length ?? 0) / docs);
+  const terms: QueryTerm[] = statsRows
+    .map((row) => ({ term: row.term, docCount: Number(row.df) }))
+    .filter((term) => term.docCount > 0)
+    .map((term) => {
+      const idf = Math.log(1 + (docs - term.docCount + 0.5) / (term.docCount + 0.5));
+      return { ...term, weight: idf ** IDF_POWER };
+    })
+    // Rarest first; ties by term, so the same query always runs the same SQL.
+    .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
+  if (terms.length === 0) return [];
+
+  const lexemes = terms.map((term) => quoteLexeme(term.term));
+  const rank = (candidates: string) =>
+    scoredRanking(db, base, query, parts, terms, lexemes, candidates, averageLength);
+  // With an exact phrase, or few rows holding any term, one pass reads them all.
+  const total = terms.reduce((sum, term) => sum + term.docCount, 0);
+  if (query.includes('"') || total <= PRUNED_ROWS) return rank(lexemes.join(' | '));
+
+  // Max-score pruning. Essential: the rarest terms, as many as PRUNED_ROWS rows allow. A
+  // memory holding none of them and at most r - 1 of the m common terms scores at most the
+  // r - 1 largest common weights at the best length factor; so reading the memories that hold
+  // an essential term or at least r common terms is exact for the first `enough` whenever the
+  // `enough`-th score found is above that bound. r starts at m (all common terms: a GIN
+  // intersection, cheap however common each term is) and falls until the bound holds.
+  let essential = 0;
+  for (let rows = 0; essential < terms.length && rows + terms[essential]!.docCount <= PRUNED_ROWS; ) {
+    rows += terms[essential]!.docCount;
+    essential++;
+  }
+  const maxNorm = (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B));
+  const rare = lexemes.slice(0, essential);
+  const common = lexemes.slice(essential);
+  const commonWeights = terms.slice(essential).map((term) => term.weight);
+  // With one common term, r = 2 reads the rare terms' memories alone.
+  for (let r = Math.max(common.length, 2); r > 1; r--) {
+    const groups = combinations(common, r);
+    if (groups.length > MAX_GROUPS) break;
+    if (groups.length === 0 && rare.length === 0) continue;
+    const candidates = [...rare, ...groups.map((group) => `(${group.join(' & ')})`)].join(' | ');
+    const ranking = await rank(candidates);
+    // commonWeights is sorted descending: the r - 1 largest come first.
+    const bound = commonWeights.slice(0, r - 1).reduce((sum, weight) => sum + weight, 0) * maxNorm;
+    const floor = ranking[enough - 1]?.score;
+    if (floor !== undefined && floor > bound) return ranking;
+  }
+  return rank(lexemes.join(' | '));
+}
+
+/** The most AND groups one pruned pass may OR together (C(m, r) of them). */
+const MAX_GROUPS = 10;
+
+/** Every way to choose `size` of `items`, in order. */
+function combinations<T>(items: readonly T[], size: number): T[][] {
+  if (size === 0) return [[]];
+  const out: T[][] = [];
+  for (let index = 0; index + size <= items.length; index++) {
+    for (const rest of combinations(items.slice(index + 1), size - 1)) out.push([items[index]!, ...rest]);
+  }
+  return out;
+}
+
+/**
+ * Ranks the memories matching `candidates` (a tsquery over the terms' quoted lexemes), scored
+ * over all terms: Σ weight of the terms a memory holds × the BM25 length factor.
+ */
+async function scoredRanking(
+  db: Database,
+  base: Filters,
+  query: string,
+  parts: QueryParts,
+  terms: readonly QueryTerm[],
+  lexemes: readonly string[],
+  candidates: string,
+  averageLength: number,
+): Promise<Array<RankedRow & { score: number }>> {
   const params = [...base.params];
-  const web = `websearch_to_tsquery('english', $${params.push(query)})`;
-  const all = await db.query<{ id: string; importance: number }>(
-    `SELECT m.id, m.importance FROM memory_entries m
-     WHERE ${[...base.where, `m.search_vector @@ ${web}`].join(' AND ')}
-     ORDER BY ts_rank_cd(m.search_vector, ${web}) DESC, m.importance DESC, m.id
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const matches = terms.map(
+    (term, index) =>
+      `CASE WHEN m.search_vector @@ ${param(lexemes[index])}::tsquery THEN ${term.weight} ELSE 0 END`,
+  );
+  const norm = `${BM25_K1 + 1} / (${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(m.search_vector) / ${averageLength}::float8) + 1)`;
+  const where = [...base.where, `m.search_vector @@ ${param(candidates)}::tsquery`];
+  if (parts.unwanted.length > 0) {
+    where.push(`NOT (m.search_vector @@ to_tsquery('english', ${param(parts.unwanted.join(' | '))}))`);
+  }
+  const order = ['score DESC', 'm.importance DESC', 'm.id'];
+  if (query.includes('"'))
+    order.unshift(`(m.search_vector @@ websearch_to_tsquery('english', ${param(query)})) DESC`);
+  const rows = await db.query<{ id: string; importance: number; score: number }>(
+    `SELECT m.id, m.importance, (${matches.join(' + ')}) * (${norm}) AS score
+     FROM memory_entries m
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${order.join(', ')}
      LIMIT ${CANDIDATES}`,
     params,
   );
-  const ranking = all.map((row) => ({ id: row.id, importance: Number(row.importance) }));
-  if (ranking.length >= enough) return ranking;
-  const any = `to_tsquery('english', $${params.push(anyWord)})`;
-  const some = await db.query<{ id: string; importance: number }>(
-    `SELECT m.id, m.importance FROM memory_entries m
-     WHERE ${[...base.where, `m.search_vector @@ ${any}`, `NOT (m.search_vector @@ ${web})`].join(' AND ')}
-     ORDER BY ts_rank_cd(m.search_vector, ${any}) DESC, m.importance DESC, m.id
-     LIMIT ${CANDIDATES - ranking.length}`,
-    params,
-  );
-  return [...ranking, ...some.map((row) => ({ id: row.id, importance: Number(row.importance) }))];
+  return rows.map((row) => ({ id: row.id, importance: Number(row.importance), score: Number(row.score) }));
 }
+
+/** A lexeme as a tsquery operand, taken literally (it is already stemmed). */
+function quoteLexeme(lexeme: string): string {
+  return `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
+
+const NOT_CONFIGURED = 'no embedding model is configured';
 
 type VectorRanking = { ok: true; ranking: RankedRow[] } | { ok: false; reason: string };
 
@@ -189,7 +312,9 @@ async function vectorRanking(
   if (!db.hasVector) {
     return { ok: false, reason: 'the vector extension (pgvector) is not installed in this database' };
   }
-  if (!options.embedder) return { ok: false, reason: 'no embeddings model is configured' };
+  if (!options.embedder || options.embedder.configured?.() === false) {
+    return { ok: false, reason: NOT_CONFIGURED };
+  }
   if (!query) return { ok: false, reason: 'the query is empty' };
   // Spare the embeddings call when nothing could match it.
   const embedded = await db.query<{ embedding_model: string }>(
@@ -206,7 +331,7 @@ async function vectorRanking(
     options.signal?.throwIfAborted();
     return { ok: false, reason: `embedding the query failed (${errorMessage(error)})` };
   }
-  if (!embedding) return { ok: false, reason: 'no embeddings model is configured' };
+  if (!embedding) return { ok: false, reason: NOT_CONFIGURED };
   const { vector, model } = embedding;
   if (vector.length === 0 || !vector.every(Number.isFinite)) {
     return { ok: false, reason: `the ${model} embedding of the query is not a usable vector` };
@@ -221,21 +346,7 @@ async function vectorRanking(
     if (same.length === 0) return { ok: false, reason: `no memories are embedded with ${model} yet` };
   }
 
-  const params = [...filters.params];
-  const modelParam = `$${params.push(model)}`;
-  const dimsParam = `$${params.push(vector.length)}`;
-  const vectorParam = `$${params.push(vectorLiteral(vector))}::vector`;
-  // Dimensions are checked in the CASE, not in WHERE: as a filter the planner misjudges it and
-  // picks a nested loop that is 4× slower at 100k memories.
-  const rows = await db.query<{ id: string; importance: number; distance: number | null }>(
-    `SELECT m.id, m.importance,
-       CASE WHEN vector_dims(e.embedding) = ${dimsParam} THEN e.embedding <=> ${vectorParam} END AS distance
-     FROM memory_embeddings e JOIN memory_entries m ON m.id = e.memory_id
-     WHERE ${[...filters.where, 'm.embedded_at IS NOT NULL', `m.embedding_model = ${modelParam}`].join(' AND ')}
-     ORDER BY distance NULLS LAST, m.id
-     LIMIT ${CANDIDATES}`,
-    params,
-  );
+  const rows = await nearestRows(db, filters, vector, model, options.approximate !== false);
   const maxDistance = 1 - (options.minSimilarity ?? 0.2);
   return {
     ok: true,
@@ -243,6 +354,88 @@ async function vectorRanking(
       .filter((row) => row.distance !== null && Number(row.distance) <= maxDistance)
       .map((row) => ({ id: row.id, importance: Number(row.importance) })),
   };
+}
+
+type NearRow = { id: string; importance: number; distance: number | null };
+
+/**
+ * The CANDIDATES memories nearest to `vector` among the filtered ones embedded with `model`.
+ * With `approximate` and an HNSW index for the vector's dimensions (vector-index.ts), an index
+ * scan with pgvector's iterative scan (which keeps reading the graph until enough rows pass the
+ * filters); when it finds fewer than CANDIDATES (a filter that few memories pass), the exact
+ * scan answers instead.
+ */
+async function nearestRows(
+  db: Database,
+  filters: Filters,
+  vector: readonly number[],
+  model: string,
+  approximate: boolean,
+): Promise<NearRow[]> {
+  const params = [...filters.params];
+  const modelParam = `$${params.push(model)}`;
+  const literal = vectorLiteral(vector);
+  const where = [...filters.where, 'm.embedded_at IS NOT NULL', `m.embedding_model = ${modelParam}`];
+  const dimensions = vector.length;
+  if (approximate && (await vectorIndexExists(db, dimensions))) {
+    // Dimensions inline (a number): the planner must see the partial index's predicate and expression.
+    const distance = `e.embedding::vector(${dimensions}) <=> $${params.push(literal)}::vector(${dimensions})`;
+    const rows = await db.transaction(async (tx) => {
+      await tx.query("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
+      await tx.query(`SET LOCAL hnsw.ef_search = ${HNSW_EF_SEARCH}`);
+      return tx.query<NearRow>(
+        `SELECT m.id, m.importance, ${distance} AS distance
+         FROM memory_embeddings e JOIN memory_entries m ON m.id = e.memory_id
+         WHERE vector_dims(e.embedding) = ${dimensions} AND ${where.join(' AND ')}
+         ORDER BY ${distance}
+         LIMIT ${CANDIDATES}`,
+        params,
+      );
+    });
+    if (rows.length >= CANDIDATES) {
+      // relaxed_order may return neighbours slightly out of order.
+      return rows.sort((x, y) => Number(x.distance) - Number(y.distance) || (x.id < y.id ? -1 : 1));
+    }
+    params.pop();
+  }
+  const dimsParam = `$${params.push(dimensions)}`;
+  const vectorParam = `$${params.push(literal)}::vector`;
+  // Dimensions are checked in the CASE, not in WHERE: as a filter the planner misjudges it and
+  // picks a nested loop that is 4× slower at 100k memories.
+  return db.query<NearRow>(
+    `SELECT m.id, m.importance,
+       CASE WHEN vector_dims(e.embedding) = ${dimsParam} THEN e.embedding <=> ${vectorParam} END AS distance
+     FROM memory_embeddings e JOIN memory_entries m ON m.id = e.memory_id
+     WHERE ${where.join(' AND ')}
+     ORDER BY distance NULLS LAST, m.id
+     LIMIT ${CANDIDATES}`,
+    params,
+  );
+}
+
+/** HNSW candidate list size per scan step: recall against the exact scan is in the bench. */
+const HNSW_EF_SEARCH = 200;
+
+/**
+ * Ids of the user's live memories embedded with `model` nearest to `vector`, best first (at
+ * most 50): what the vector side of a hybrid search reads. `approximate: false` forces the
+ * exact scan (the bench compares the two).
+ */
+export async function nearestMemoryIds(
+  db: Database,
+  userId: string,
+  vector: readonly number[],
+  model: string,
+  options: { approximate?: boolean } = {},
+): Promise<string[]> {
+  const rows = await nearestRows(
+    db,
+    buildFilters(userId, { query: '' }),
+    vector,
+    model,
+    options.approximate !== false,
+  );
+  return rows.filter((row) => row.distance !== null).map((row) => row.id);
 }
 
 /** Sets accessed_at of the user's live memories `ids` and returns them by id. */

@@ -47,19 +47,16 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(normalized).digest('hex');
 }
 
-/**
- * A `to_tsquery` that matches any of the text's words (`coffee | oat`), minus the words after a
- * `-` (websearch negation: `(coffee | oat) & !decaf`); null when no word is left. Words are
- * letters and digits only, so the result is always valid tsquery syntax.
- */
-export function anyWordQuery(text: string): string | null {
+export type QueryParts = { wanted: string[]; unwanted: string[] };
+
+/** The query's content words to find and those after a `-` (websearch negation) to exclude. */
+export function queryParts(text: string): QueryParts {
   const tokens = text.split(/\s+/);
-  const wanted = new Set(tokens.filter((token) => !token.startsWith('-')).flatMap(contentWords));
-  const unwanted = new Set(tokens.filter((token) => token.startsWith('-')).flatMap(contentWords));
-  for (const word of unwanted) wanted.delete(word);
-  if (wanted.size === 0) return null;
-  const any = [...wanted].join(' | ');
-  return unwanted.size === 0 ? any : `(${any}) & ${[...unwanted].map((word) => `!${word}`).join(' & ')}`;
+  const unwanted = [...new Set(tokens.filter((token) => token.startsWith('-')).flatMap(contentWords))];
+  const wanted = [...new Set(tokens.filter((token) => !token.startsWith('-')).flatMap(contentWords))].filter(
+    (word) => !unwanted.includes(word),
+  );
+  return { wanted, unwanted };
 }
 
 /** Tags are stored lowercase, without a leading `#`, once each. */

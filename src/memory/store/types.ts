@@ -37,11 +37,13 @@ export type Memory = {
 
 /**
  * Embeds a search query. Returns null when no embeddings model is configured. May throw when
- * the model is down; search then runs on full text alone.
+ * the model is down; search then runs on full text alone. `configured`, when present, says
+ * without a call whether an embeddings model is configured, so a search can tell "no embedding
+ * model is configured" from "no memories are embedded yet" before spending a call.
  */
-export type QueryEmbedder = (
+export type QueryEmbedder = ((
   text: string,
   signal?: AbortSignal,
-) => Promise<{ vector: number[]; model: string } | null>;
+) => Promise<{ vector: number[]; model: string } | null>) & { configured?: () => boolean };
 
 export type Entity = { id: string; name: string; kind: EntityKind };

@@ -6,6 +6,7 @@ import { fileHandlers } from './files/index.ts';
 import { memoryHandlers } from './memory/index.ts';
 import { profileHandlers } from './profile/index.ts';
 import { taskHandlers } from './tasks/index.ts';
+import { workflowHandlers } from './workflow/build.ts';
 
 /** Every built-in handler, registered under its skill name. */
 export function builtinHandlers(): Map<string, SkillHandler> {
@@ -18,6 +19,7 @@ export function builtinHandlers(): Map<string, SkillHandler> {
     ...calendarHandlers,
     ...crmHandlers,
     ...fileHandlers,
+    ...workflowHandlers,
   ]) {
     if (handlers.has(handler.name)) throw new Error(`two handlers named ${handler.name}`);
     handlers.set(handler.name, handler);

@@ -1,4 +1,6 @@
+import { userIdProblem } from '../../users/index.ts';
 import type { Diagnostic, DomainIndex, SkillDefinition, SkillSource } from '../types.ts';
+import { parseCron } from './cron-schedule.ts';
 import { markdownSection } from './markdown-section.ts';
 import { parseFrontmatter } from './parse-frontmatter.ts';
 import { defaultReadonly, NAME_SEGMENT, skillNameProblem } from './skill-name.ts';
@@ -15,6 +17,8 @@ const SKILL_KEYS = [
   'tags',
   'author',
   'created',
+  'owner',
+  'catch_up',
 ];
 const INDEX_KEYS = ['domain', 'description'];
 
@@ -65,10 +69,20 @@ export function parseSkillFile(input: SkillFileInput): {
   const readonly = fields.boolean('readonly') ?? defaultReadonly(input.action);
   const confirm = fields.boolean('confirm') ?? !readonly;
   const schedule = fields.string('schedule');
+  if (schedule !== undefined) {
+    const cron = parseCron(schedule);
+    if (!cron.ok) errors.push(`bad schedule: ${cron.problem}`);
+  }
   const timezone = fields.string('timezone');
   if (timezone !== undefined && !isTimeZone(timezone)) {
     errors.push(`timezone "${timezone}" is not an IANA time zone (e.g. Europe/Paris)`);
   }
+  const owner = fields.string('owner');
+  if (owner !== undefined) {
+    const problem = userIdProblem(owner);
+    if (problem) errors.push(`bad owner: ${problem}`);
+  }
+  const catchUp = fields.duration('catch_up');
   const timeout = fields.positiveNumber('timeout');
   const tags = fields.stringList('tags') ?? [];
   const author = fields.string('author');
@@ -94,6 +108,8 @@ export function parseSkillFile(input: SkillFileInput): {
   };
   if (schedule !== undefined) skill.schedule = schedule;
   if (timezone !== undefined) skill.timezone = timezone;
+  if (owner !== undefined) skill.owner = owner;
+  if (catchUp !== undefined) skill.catchUpSeconds = catchUp;
   if (timeout !== undefined) skill.timeoutMs = Math.round(timeout * 1000);
   if (author !== undefined) skill.author = author;
   if (created !== undefined) skill.created = created;
@@ -222,6 +238,28 @@ class FieldReader {
     if (value === undefined) return undefined;
     if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
     this.#errors.push(`"${key}" must be a positive number of seconds, not ${describe(value)}`);
+    return undefined;
+  }
+
+  /** Seconds from `90`, `"90s"`, `"30m"`, `"1h"`, `"1h30m"`, `"2d"` or `0`. */
+  duration(key: string): number | undefined {
+    const value = this.#present(key, false);
+    if (value === undefined) return undefined;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+    const text = typeof value === 'string' ? value.trim().toLowerCase() : '';
+    const match = /^(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m)?\s*(?:(\d+)s?)?$/.exec(text);
+    if (text !== '' && match) {
+      const [, days, hours, minutes, seconds] = match;
+      return (
+        Number(days ?? 0) * 86_400 +
+        Number(hours ?? 0) * 3600 +
+        Number(minutes ?? 0) * 60 +
+        Number(seconds ?? 0)
+      );
+    }
+    this.#errors.push(
+      `"${key}" must be a duration such as 0, 90s, 30m, 1h or 1h30m (0: never catch up), not ${describe(value)}`,
+    );
     return undefined;
   }
 

@@ -1,0 +1,155 @@
+import type { TurnInput, TurnOutcome } from '../agents/index.ts';
+import type { Database } from '../db/index.ts';
+import { errorMessage } from '../errors.ts';
+import type { Logger } from '../logging/index.ts';
+import { checkSkillMentions, formatInZone, type SkillSnapshot } from '../skills/index.ts';
+import { claimRun, finishRun, type RunTrigger, runAt, type WorkflowRun } from './run-store.ts';
+
+/** The conversation (channel) scheduled runs happen in, one per user. */
+export const SCHEDULED_CHANNEL = 'scheduled';
+
+/** A run not finished after this long is taken as interrupted when its job comes back. */
+export const RUN_EXPIRY_SECONDS = 3600;
+
+export type RunnerDeps = {
+  database: Database;
+  skills: () => SkillSnapshot;
+  engine: { handle(input: TurnInput): Promise<TurnOutcome> };
+  /** Sends text to the user's primary channel (or their conversation). Throws when it cannot. */
+  deliver: (userId: string, text: string) => Promise<unknown>;
+  logger: Logger;
+  now: () => Date;
+};
+
+export type RunRequest = {
+  userId: string;
+  skill: string;
+  scheduledFor: Date;
+  trigger: RunTrigger;
+  timezone: string;
+  jobId?: string | null;
+};
+
+/**
+ * Runs one scheduled time of a workflow, exactly once: claims it (a second claim of the same
+ * time, here or on another instance, does nothing), runs the page as a sub-agent's mission in
+ * the user's scheduled conversation, delivers the final text and records the run.
+ * Returns the run as recorded, or null when another claim ran it. Never throws for failed runs.
+ */
+export async function runWorkflow(deps: RunnerDeps, request: RunRequest): Promise<WorkflowRun | null> {
+  const { database } = deps;
+  const name = request.skill.slice(request.skill.indexOf('.') + 1);
+  const run = await claimRun(database, {
+    userId: request.userId,
+    skill: request.skill,
+    scheduledFor: request.scheduledFor,
+    trigger: request.trigger,
+    status: 'running',
+    startedAt: deps.now(),
+    jobId: request.jobId ?? null,
+  });
+  if (!run) return settleInterrupted(deps, request, name);
+
+  const skill = deps.skills().skills.get(request.skill);
+  if (!skill) {
+    return finish(deps, run, {
+      status: 'failed',
+      error: `${request.skill} no longer exists`,
+      message: `Workflow ${name} could not run: its page ${request.skill} no longer exists.`,
+    });
+  }
+  const skills = checkSkillMentions(skill.body, deps.skills()).known.filter((used) => used !== skill.name);
+  const when = formatInZone(request.scheduledFor, request.timezone);
+  let outcome: TurnOutcome;
+  try {
+    outcome = await deps.engine.handle({
+      userId: request.userId,
+      channel: SCHEDULED_CHANNEL,
+      text: `Run the workflow ${skill.name} (${request.trigger === 'manual' ? 'run now' : `scheduled for ${when}`}).`,
+      mission: { text: skill.body, skills, agentId: name },
+    });
+  } catch (error) {
+    return finish(deps, run, {
+      status: 'failed',
+      error: errorMessage(error),
+      message: `Workflow ${name} failed: ${errorMessage(error)}`,
+    });
+  }
+  if (outcome.status === 'completed') {
+    return finish(deps, run, {
+      status: 'ok',
+      turnId: outcome.turnId,
+      costUsd: outcome.usage.cost,
+      message: outcome.reply,
+    });
+  }
+  const waiting = outcome.status === 'paused';
+  return finish(deps, run, {
+    status: 'failed',
+    turnId: outcome.turnId,
+    costUsd: outcome.usage.cost,
+    error: waiting ? `stopped (${outcome.status}): ${outcome.reply}` : outcome.reply,
+    message: waiting
+      ? `Workflow ${name} stopped: ${outcome.reply}`
+      : `Workflow ${name} failed: ${outcome.reply}`,
+  });
+}
+
+async function finish(
+  deps: RunnerDeps,
+  run: WorkflowRun,
+  end: {
+    status: 'ok' | 'failed';
+    message: string;
+    turnId?: string;
+    costUsd?: number;
+    error?: string;
+  },
+): Promise<WorkflowRun> {
+  let status: 'ok' | 'failed' | 'delivery_failed' = end.status;
+  let error = end.error ?? null;
+  try {
+    await deps.deliver(run.userId, end.message);
+  } catch (failure) {
+    status = 'delivery_failed';
+    error = `${error ? `${error}; ` : ''}delivery failed: ${errorMessage(failure)}`;
+    deps.logger.warn(
+      { skill: run.skill, userId: run.userId, err: errorMessage(failure) },
+      'workflow result not delivered',
+    );
+  }
+  await finishRun(deps.database, run.id, {
+    status,
+    finishedAt: deps.now(),
+    turnId: end.turnId ?? null,
+    costUsd: end.costUsd ?? 0,
+    error,
+  });
+  deps.logger.info(
+    { skill: run.skill, userId: run.userId, status, turnId: end.turnId },
+    'workflow run finished',
+  );
+  return (await runAt(deps.database, run))!;
+}
+
+/**
+ * The scheduled time was claimed before. A run left `running` by this same job (a retry after
+ * a crash) or older than the expiry was interrupted: it is recorded as failed and the user told,
+ * never run a second time.
+ */
+async function settleInterrupted(
+  deps: RunnerDeps,
+  request: RunRequest,
+  name: string,
+): Promise<WorkflowRun | null> {
+  const existing = await runAt(deps.database, request);
+  if (existing?.status !== 'running') return null;
+  const startedAt = existing.startedAt?.getTime() ?? 0;
+  const sameJob = request.jobId != null && existing.jobId === request.jobId;
+  if (!sameJob && deps.now().getTime() - startedAt < RUN_EXPIRY_SECONDS * 1000) return null;
+  return finish(deps, existing, {
+    status: 'failed',
+    error: 'interrupted: Steward stopped during the run',
+    message: `Workflow ${name} was interrupted (Steward stopped while it ran) and was not run again.`,
+  });
+}

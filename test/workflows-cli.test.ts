@@ -1,0 +1,265 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/index.ts';
+import { ensureUser, linkIdentity } from '../src/users/index.ts';
+import { freePort, runCli, startServer } from './support/cli.ts';
+import { createTestDatabase, type TestDatabase } from './support/db.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
+import { ROLE_MODELS, writeTestConfig } from './support/steward.ts';
+
+type ScheduleJson = {
+  name: string;
+  skill: string;
+  user: string;
+  schedule: string;
+  timezone: string;
+  next_run: string | null;
+  last_run: string | null;
+  last_status: string | null;
+};
+
+/** A CLI call on a loaded 2-core machine can take a minute. */
+const CLI_TIMEOUT_MS = 150_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const started = Date.now();
+/** Progress lines on stderr: process-level steps are slow on a loaded machine. */
+const step = (what: string) =>
+  process.stderr.write(`[workflows-cli +${((Date.now() - started) / 1000).toFixed(1)}s] ${what}\n`);
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  step(`waiting for ${what}`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+/** Sub-agent requests answer with a numbered result; anything else fails the request. */
+function answerAgents(fake: FakeLlm): () => number {
+  let count = 0;
+  fake.respondWith((request) => {
+    if (request.body.model !== ROLE_MODELS.sub_agent)
+      throw new Error(`unexpected ${request.body.model} request`);
+    count++;
+    return { text: `Workflow result ${count}` };
+  });
+  return () => count;
+}
+
+describe('workflows through the CLI and a running server', { timeout: 600_000 }, () => {
+  let fake: FakeLlm;
+  let telegram: FakeTelegram;
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+    telegram = await startFakeTelegram();
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await telegram?.close();
+  });
+
+  it('builds an every-minute workflow that runs and is delivered to the primary channel, and stops when its schedule is removed', async () => {
+    const agentCalls = answerAgents(fake);
+    const { env: baseEnv } = writeTestConfig(
+      fake.url,
+      `channels:\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", api_root: "${telegram.url}" }\n`,
+    );
+    const env: Record<string, string> = { ...baseEnv, PORT: String(await freePort()) };
+    // acc_user's Telegram identity: deliveries go there (as `steward users link telegram:555 acc_user`).
+    const opened = await openDatabase({ dataDir: env.STEWARD_DATA_DIR!, database_url: undefined });
+    await ensureUser(opened.database, 'acc_user');
+    await linkIdentity(opened.database, { channel: 'telegram', externalId: '555', userId: 'acc_user' });
+    await opened.database.close();
+    opened.lock?.release();
+    step('starting the server');
+    const server = await startServer({ env, readyTimeoutMs: 180_000 });
+    step('server ready');
+    try {
+      const file = path.join(env.STEWARD_DATA_DIR!, 'skills', 'workflows', 'acc_minutely.md');
+      step('building');
+      const rejected = await runCli(
+        [
+          'run',
+          'workflow.build --name acc_minutely --description "x" --steps "Use tasks.serch to list tasks" --schedule "* * * * *"',
+          '--user',
+          'acc_user',
+          '--json',
+        ],
+        { env, timeoutMs: CLI_TIMEOUT_MS },
+      );
+      expect(rejected.code).toBe(1);
+      expect(JSON.parse(rejected.stdout)).toMatchObject({
+        status: 'error',
+        content: expect.stringContaining('tasks.search'),
+      });
+      expect(existsSync(file)).toBe(false);
+
+      const built = await runCli(
+        [
+          'run',
+          'workflow.build --name acc_minutely --description "Every minute" --steps "Use tasks.search to list my open tasks and summarize them" --schedule "* * * * *" --timezone Europe/Berlin',
+          '--user',
+          'acc_user',
+        ],
+        { env, timeoutMs: CLI_TIMEOUT_MS },
+      );
+      expect(built.stderr).toBe('');
+      expect(built.code).toBe(0);
+      expect(readFileSync(file, 'utf8')).toMatch(/^owner: acc_user$/m);
+
+      // Waits poll the API (what the CLI calls); the CLI itself is checked once for each output.
+      const schedulesNow = async () =>
+        ((await (await fetch(`${server.url}/api/schedules`)).json()) as { schedules: ScheduleJson[] })
+          .schedules;
+      await until(
+        'the schedule to be listed',
+        async () => (await schedulesNow()).find((schedule) => schedule.name === 'acc_minutely'),
+        5_000,
+      );
+      const listedJson = await runCli(['schedules', '--json'], { env, timeoutMs: CLI_TIMEOUT_MS });
+      const listed = (JSON.parse(listedJson.stdout) as ScheduleJson[]).find(
+        (entry) => entry.name === 'acc_minutely',
+      )!;
+      expect(listed).toMatchObject({
+        skill: 'workflows.acc_minutely',
+        user: 'acc_user',
+        schedule: '* * * * *',
+        timezone: 'Europe/Berlin',
+        last_run: null,
+        last_status: null,
+      });
+      expect(listed.next_run).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\+0[12]:00$/);
+
+      const ran = await until(
+        'a scheduled run to finish',
+        async () => {
+          const result = await runCli(['schedules', '--user', 'acc_user', '--json'], {
+            env,
+            timeoutMs: CLI_TIMEOUT_MS,
+          });
+          const schedule = (JSON.parse(result.stdout) as ScheduleJson[]).find(
+            (entry) => entry.name === 'acc_minutely',
+          );
+          return schedule?.last_status && schedule.last_status !== 'running' ? schedule : undefined;
+        },
+        100_000,
+      );
+      expect(ran.last_status).toBe('ok');
+      expect(ran.last_run).toMatch(/\+0[12]:00$/);
+      const delivered = await until(
+        'the delivery',
+        async () => telegram.sent.find((message) => message.text.includes('Workflow result')),
+        10_000,
+      );
+      expect(delivered.chat_id).toBe('555');
+      expect(delivered.text).toBe('Workflow result 1');
+
+      step('delivered');
+      const table = await runCli(['schedules', '--user', 'acc_user'], { env, timeoutMs: CLI_TIMEOUT_MS });
+      expect(table.stdout).toMatch(/acc_minutely\s+acc_user\s+\* \* \* \* \*\s+Europe\/Berlin/);
+
+      // Editing the schedule away stops it within 5 s.
+      const off = await runCli(
+        ['run', 'workflow.build --name acc_minutely --schedule off', '--user', 'acc_user'],
+        { env, timeoutMs: CLI_TIMEOUT_MS },
+      );
+      expect(off.code).toBe(0);
+      await until(
+        'the schedule to go',
+        async () =>
+          (await schedulesNow()).some((schedule) => schedule.name === 'acc_minutely') ? undefined : true,
+        5_000,
+      );
+      step('schedule removed');
+      const callsBefore = agentCalls();
+      // Past the next minute boundary: nothing more runs.
+      await sleep(60_000 - (Date.now() % 60_000) + 4_000);
+      expect(agentCalls()).toBe(callsBefore);
+
+      // `schedules run` runs it now, through the server.
+      step('running now');
+      const now = await runCli(['schedules', 'run', 'acc_minutely', '--json'], {
+        env,
+        timeoutMs: CLI_TIMEOUT_MS,
+      });
+      expect(now.stderr).toBe('');
+      expect(now.code).toBe(0);
+      expect(JSON.parse(now.stdout)).toMatchObject({
+        skill: 'workflows.acc_minutely',
+        user: 'acc_user',
+        status: 'ok',
+        trigger: 'manual',
+      });
+      const missing = await runCli(['schedules', 'run', 'no_such_workflow'], {
+        env,
+        timeoutMs: CLI_TIMEOUT_MS,
+      });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('No workflow "no_such_workflow"');
+    } finally {
+      await server.stop();
+      fake.respondWith(null);
+    }
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    'runs each scheduled time once with two instances on one Postgres',
+    async () => {
+      const agentCalls = answerAgents(fake);
+      let db: TestDatabase | undefined;
+      const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
+      try {
+        db = await createTestDatabase('postgres');
+        const skillsDir = mkdtempSync(path.join(os.tmpdir(), 'steward-shared-skills-'));
+        mkdirSync(path.join(skillsDir, 'workflows'));
+        writeFileSync(
+          path.join(skillsDir, 'workflows', 'twin_minutely.md'),
+          '---\nname: workflows.twin_minutely\ndescription: Every minute, on two instances\nowner: twin_user\nschedule: "* * * * *"\ntimezone: UTC\n---\n\nSay what time it is.\n',
+        );
+        for (let index = 0; index < 2; index++) {
+          const { env } = writeTestConfig(fake.url);
+          servers.push(
+            await startServer({
+              env: {
+                ...env,
+                DATABASE_URL: db.url!,
+                STEWARD_SKILLS_DIR: skillsDir,
+                PORT: String(await freePort()),
+              },
+            }),
+          );
+        }
+        const query = () =>
+          db!.database.query<{ scheduled_for: Date; status: string }>(
+            `SELECT scheduled_for, status FROM workflow_runs WHERE skill = 'workflows.twin_minutely' ORDER BY scheduled_for`,
+          );
+        await until(
+          'two scheduled minutes to run',
+          async () => ((await query()).filter((row) => row.status === 'ok').length >= 2 ? true : undefined),
+          150_000,
+        );
+        for (const server of servers.splice(0)) await server.stop();
+        const rows = await query();
+        const ok = rows.filter((row) => row.status === 'ok');
+        expect(ok.length).toBeGreaterThanOrEqual(2);
+        // At most one agent run per scheduled time, whichever instance took it.
+        expect(agentCalls()).toBeGreaterThanOrEqual(ok.length);
+        expect(agentCalls()).toBeLessThanOrEqual(rows.length);
+        const times = rows.map((row) => new Date(row.scheduled_for).toISOString());
+        expect(new Set(times).size).toBe(times.length);
+        expect(times.every((time) => time.endsWith(':00.000Z'))).toBe(true);
+      } finally {
+        for (const server of servers) await server.stop();
+        fake.respondWith(null);
+        await db?.drop();
+      }
+    },
+  );
+});
