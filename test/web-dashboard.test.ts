@@ -210,7 +210,7 @@ for (const backend of backends()) {
       expect(ownerTasks).toContain('Bob private task');
       expect(ownerTasks).toContain('Alice task');
       const schedules = await (await owner.get('/schedules')).text();
-      expect(schedules).toContain('No scheduler');
+      expect(schedules).toContain('steward schedules');
       const noCsrf = await fetch(`${steward.url}/chat/new`, {
         method: 'POST',
         headers: { cookie: alice.cookie, 'content-type': 'application/x-www-form-urlencoded' },

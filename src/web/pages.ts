@@ -430,7 +430,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     page(c, {
       title: 'Schedules',
       session: c.get('session'),
-      body: html`<p class="empty">No scheduler runs in this version of Steward, so nothing is scheduled. Scheduled workflows will be listed here, with their next runs and last status, once the scheduler ships.</p>`,
+      body: html`<p class="empty">Schedules are not shown on the dashboard yet. List them with <code>steward schedules</code> or <code>GET /api/schedules</code>, and run one now with <code>POST /api/schedules/run</code>.</p>`,
     }),
   );
 
