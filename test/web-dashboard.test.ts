@@ -209,8 +209,39 @@ for (const backend of backends()) {
       const ownerTasks = await (await owner.get('/tasks')).text();
       expect(ownerTasks).toContain('Bob private task');
       expect(ownerTasks).toContain('Alice task');
-      const schedules = await (await owner.get('/schedules')).text();
-      expect(schedules).toContain('No scheduler');
+      const built = await steward.runtime.executor.execute({
+        command:
+          'workflow.build --name alice_digest --description "Digest for Alice" --steps "Use tasks.search to list open tasks" --schedule "0 9 * * *" --timezone Europe/Berlin',
+        caller: { kind: 'cli' },
+        user: { id: 'alice', timezone: 'UTC' },
+        channel: 'cli',
+        confirmed: true,
+      });
+      expect(built.status, built.content).toBe('ok');
+      await steward.runtime.workflows.sync(steward.runtime.skills.load());
+      const aliceSchedules = await (await alice.get('/schedules')).text();
+      expect(aliceSchedules).toContain('alice_digest');
+      expect(aliceSchedules).toContain('Europe/Berlin');
+      expect(aliceSchedules).toContain('Run now');
+      const bob = await loginAs(steward.url, (await createApiToken(db, 'bob')).token);
+      expect(await (await bob.get('/schedules')).text()).not.toContain('alice_digest');
+      const stranger = await bob.post('/schedules/run', { name: 'workflows.alice_digest', user: 'alice' });
+      expect(decodeURIComponent(stranger.headers.get('location') ?? '')).toContain('No such schedule');
+      fake.respondWith(() => ({ text: 'Your digest: nothing open.' }));
+      const started = await alice.post('/schedules/run', { name: 'workflows.alice_digest', user: 'alice' });
+      expect(decodeURIComponent(started.headers.get('location') ?? '')).toContain('Started alice_digest');
+      await expect
+        .poll(
+          async () =>
+            (
+              await db.query<{ status: string }>(
+                "SELECT status FROM workflow_runs WHERE skill = 'workflows.alice_digest' AND user_id = 'alice'",
+              )
+            ).map((row) => row.status),
+          { timeout: 60_000 },
+        )
+        .toEqual(['ok']);
+      fake.respondWith(null);
       const noCsrf = await fetch(`${steward.url}/chat/new`, {
         method: 'POST',
         headers: { cookie: alice.cookie, 'content-type': 'application/x-www-form-urlencoded' },

@@ -115,6 +115,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
           approvePairing: (code) => runtime.channels.approvePairing(code),
           pending: () => pendingPairings(database, runtime.channels.now()),
         },
+        schedules: runtime.workflows,
       }),
     ],
     mcp,

@@ -33,6 +33,7 @@ export async function startWebSteward(backend: Backend, fake: FakeLlm): Promise<
           approvePairing: (code) => runtime.channels.approvePairing(code),
           pending: () => pendingPairings(runtime.database, runtime.channels.now()),
         },
+        schedules: runtime.workflows,
       }),
     ],
   });
