@@ -14,8 +14,6 @@ import {
   appendMessage,
   type Conversation,
   finishTurn,
-  messagesOfTurn,
-  recentMessages,
   type StoredMessage,
   type TurnRecord,
 } from '../memory/index.ts';
