@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, NODE_FLAGS } from '../test/support/cli.ts';
@@ -27,6 +27,17 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
+/** A copy of `configPath` with the inbound rate limits off (`limits` is not in the file). */
+function unlimitedConfig(configPath: string | undefined): Record<string, string> {
+  if (!configPath) return {};
+  const copy = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-bench-')), 'steward.yaml');
+  writeFileSync(
+    copy,
+    `${readFileSync(configPath, 'utf8')}\nlimits: { inbound_per_user_per_minute: 0, inbound_per_channel_per_minute: 0 }\n`,
+  );
+  return { STEWARD_CONFIG: copy };
+}
+
 async function start(
   version: Version,
   env: Record<string, string>,
@@ -35,6 +46,9 @@ async function start(
   const started = performance.now();
   // Each version as its own `npm start` runs it.
   const flags = version.label === 'now' ? NODE_FLAGS : [];
+  // The soak sends far more than a person would: the inbound rate limits (which the baseline
+  // predates) are turned off so both versions do the same work.
+  const limitsOff = version.label === 'now' ? unlimitedConfig(env.STEWARD_CONFIG) : {};
   const child = spawn(version.node, [...flags, path.join(version.root, 'src/cli/main.ts'), 'start'], {
     cwd: version.root,
     env: {
@@ -42,6 +56,7 @@ async function start(
       HOME: process.env.HOME ?? '',
       LOG_LEVEL: 'warn',
       ...env,
+      ...limitsOff,
       PORT: String(port),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
