@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { StewardError } from '../errors.ts';
+import { pgliteQuery } from './pglite-query.ts';
 import { pgliteTemplate } from './pglite-template.ts';
+import { statementName } from './statement-name.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -80,8 +81,8 @@ export async function openPglite(
     chain = run.catch(() => undefined);
     return run;
   };
-  const query = async <T extends Row>(text: string, params: readonly unknown[] = []) =>
-    (await client.query<T>(text, params as unknown[])).rows;
+  const run = pgliteQuery(client);
+  const query = <T extends Row>(text: string, params: readonly unknown[] = []) => run<T>(text, params);
   const instances = new Set<string>();
   const database: Database = {
     backend: 'pglite',
@@ -93,10 +94,9 @@ export async function openPglite(
     },
     transaction: (fn) =>
       serialized(() =>
-        client.transaction((tx) =>
-          fn({
-            query: async (text, params = []) => (await tx.query(text, params as unknown[])).rows as never,
-          }),
+        // PGlite's transaction holds its transaction lock and skips the file-system sync per statement.
+        client.transaction(() =>
+          fn({ query: (text, params = []) => run(text, params, { inTransaction: true }) }),
         ),
       ),
     // One connection means one process: the in-process queue is the lock.
@@ -286,18 +286,6 @@ export async function openPostgres(
 }
 
 const instanceKey = (id: string) => `steward-instance:${id}`;
-
-const statementNames = new Map<string, string>();
-
-/** A stable name for a prepared statement: the same text always gets the same name. */
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (!name) {
-    name = `s_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
 
 /**
  * A checked-out client whose connection drops emits 'error'; unheard, that would end the

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Roster } from '../../src/config/index.ts';
 import { OpenAiCompatibleClient, type OpenAiCompatibleClientOptions } from '../../src/llm/openai-client.ts';
-import { countTokens } from '../../src/llm/tokens.ts';
+import { countTokens as countTokensUncached } from '../../src/llm/tokens.ts';
 import type { CacheControl } from '../../src/llm/types.ts';
 import type { WireMessage, WireTool } from '../../src/llm/wire.ts';
 
@@ -102,6 +102,11 @@ export type FakeLlm = {
   /** Steps still queued. */
   readonly pending: number;
   latencyMs: number;
+  /**
+   * Milliseconds spent answering requests, from a request's body read to its response's end:
+   * the model's own time, which benches take out of the engine's.
+   */
+  readonly handlingMs: number;
   /** Queues chat steps, consumed one per chat request in order. */
   enqueue(...steps: FakeStep[]): void;
   /** Queues failures for the next embeddings requests; without one, embeddings are answered. */
@@ -130,6 +135,21 @@ const FAILURE_MESSAGES: Record<number, string> = {
   502: 'Provider returned error',
   503: 'Service temporarily unavailable',
 };
+
+/**
+ * Token counts by text: a prompt repeats the same system prompt, tools and history on every
+ * request, and the fake stands in for a model whose own time is not what benches measure.
+ */
+const tokenCounts = new Map<string, number>();
+function countTokens(text: string): number {
+  let count = tokenCounts.get(text);
+  if (count === undefined) {
+    count = countTokensUncached(text);
+    if (tokenCounts.size >= 20_000) tokenCounts.clear();
+    tokenCounts.set(text, count);
+  }
+  return count;
+}
 
 /** JSON with sorted keys, so equal content always serializes equally. */
 function stableStringify(value: unknown): string {
@@ -515,10 +535,15 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     else await answerReply(response, step, request);
   }
 
+  let handlingMs = 0;
   const server = createServer((incoming, response) => {
     void (async () => {
       const receivedAt = Date.now();
       const raw = await readBody(incoming);
+      const handlingFrom = performance.now();
+      response.on('finish', () => {
+        handlingMs += performance.now() - handlingFrom;
+      });
       const path = (incoming.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
       const kind = /^(\/v1)?\/chat\/completions$/.test(path)
         ? 'chat'
@@ -588,6 +613,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   fake = {
     url: `http://127.0.0.1:${port}/v1`,
     latencyMs: defaultLatencyMs,
+    get handlingMs() {
+      return handlingMs;
+    },
     requests,
     get chatRequests() {
       return requests.filter((request) => request.kind === 'chat');
