@@ -187,7 +187,7 @@ async function runDirect(
   command: string,
   confirmations: PendingConfirmation[],
 ): Promise<string> {
-  if (!input.budget.takeSkillCall()) return `Not run: ${input.budget.tripped}.`;
+  if (!(await input.budget.takeSkillCall())) return `Not run: ${input.budget.tripped}.`;
   const outcome = await deps.executor.execute({
     command,
     caller: { kind: 'orchestrator', allowMutating: input.mode !== 'multi_agent' },

@@ -93,8 +93,10 @@ export async function recoverOrphanedTurn(database: Database, turn: TurnRecord):
 export async function findPausedTurn(
   database: Queryable,
   conversationId: string,
+  /** The conversation's latest ended turn when the caller has read it already (under its lock). */
+  latestEnded?: TurnRecord | null,
 ): Promise<{ id: string; state: PausedState; request: string } | null> {
-  const last = await latestStartedTurn(database, conversationId);
+  const last = latestEnded !== undefined ? latestEnded : await latestStartedTurn(database, conversationId);
   if (!last || (last.status !== 'paused' && last.status !== 'interrupted')) return null;
   const state = last.state as PausedState | null;
   if (!state || state.handled) return null;

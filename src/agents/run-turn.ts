@@ -111,6 +111,8 @@ export type ClaimedTurn = {
   stored: StoredMessage[];
   /** The context part the user message was sent with (null when none). */
   context: string | null;
+  /** The conversation's latest ended turn, when read under the lock already (else read here). */
+  latestEnded?: TurnRecord | null | undefined;
 };
 
 /**
@@ -179,7 +181,7 @@ export async function runClaimedTurn(
   };
   const mode = turn.mode as ChannelMode;
   const signal = AbortSignal.any([options.signal, options.shutdown]);
-  const paused = await findPausedTurn(database, conversation.id);
+  const paused = await findPausedTurn(database, conversation.id, claimed.latestEnded);
   if (paused) await markPausedTurnHandled(database, paused.id, paused.state);
   const resuming = paused !== null && isAffirmative(turn.request);
   emit({ type: 'turn_start', turnId, conversationId: conversation.id, mode, resumed: resuming });
@@ -225,7 +227,7 @@ export async function runClaimedTurn(
               mission: options.mission,
               scope,
               board,
-              budget: await budgetFor(deps, conversation.id),
+              budget: budgetFor(deps, conversation.id),
               emit,
               persist,
               signal,
@@ -321,7 +323,7 @@ async function orchestrate(
     history,
     turnMessages: [],
   });
-  const budget = await budgetFor(deps, claimed.conversation.id);
+  const budget = budgetFor(deps, claimed.conversation.id);
   return runOrchestratorLoop(
     {
       llm: deps.llm,
@@ -349,20 +351,21 @@ async function orchestrate(
   );
 }
 
-/** Fresh turn counters, capped by what the conversation's sliding window has left. */
-async function budgetFor(deps: RunTurnDeps, conversationId: string): Promise<TurnBudget> {
+/** Fresh turn counters; the first skill call caps them by what the conversation's sliding window has left. */
+function budgetFor(deps: RunTurnDeps, conversationId: string): TurnBudget {
   const { limits } = deps.config();
-  const since = new Date(deps.now().getTime() - limits.conversation_window_ms);
-  const used = await countSkillCallsSince(deps.database, conversationId, since);
-  const left = Math.max(0, limits.conversation_max_skill_calls - used);
-  const conversationBound = left < limits.turn_max_skill_calls;
   return new TurnBudget({
-    maxSkillCalls: Math.min(limits.turn_max_skill_calls, left),
+    maxSkillCalls: limits.turn_max_skill_calls,
     maxAgents: limits.turn_max_agents,
     maxIterations: limits.turn_max_orchestrator_iterations,
-    skillLimitReason: conversationBound
-      ? `the limit of ${limits.conversation_max_skill_calls} skill calls per ${Math.round(limits.conversation_window_ms / 60_000)} minutes in this conversation`
-      : undefined,
+    conversationAllowance: async () => {
+      const since = new Date(deps.now().getTime() - limits.conversation_window_ms);
+      const used = await countSkillCallsSince(deps.database, conversationId, since);
+      return {
+        left: limits.conversation_max_skill_calls - used,
+        reason: `the limit of ${limits.conversation_max_skill_calls} skill calls per ${Math.round(limits.conversation_window_ms / 60_000)} minutes in this conversation`,
+      };
+    },
   });
 }
 

@@ -212,7 +212,7 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
     if (confirmation) return 'Not run: an earlier command is waiting for the user’s confirmation.';
     if (toolCallsUsed >= maxToolCalls)
       return `Not run: you reached your limit of ${maxToolCalls} tool calls.`;
-    if (!request.budget.takeSkillCall()) return `Not run: ${request.budget.tripped}.`;
+    if (!(await request.budget.takeSkillCall())) return `Not run: ${request.budget.tripped}.`;
     toolCallsUsed++;
     const outcome = await deps.executor.execute({
       command,

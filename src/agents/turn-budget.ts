@@ -1,9 +1,11 @@
+/** How many skill calls the conversation's sliding window has left, and why that bounds a turn. */
+export type ConversationAllowance = { left: number; reason: string };
+
 /**
  * The counters of one turn (DESIGN §6 limits). Shared by the orchestrator loop and every
  * sub-agent, so that the turn's totals hold however the work is split.
  */
 export class TurnBudget {
-  readonly maxSkillCalls: number;
   readonly maxAgents: number;
   readonly maxIterations: number;
   skillCalls = 0;
@@ -12,29 +14,43 @@ export class TurnBudget {
   /** The first limit that tripped, in words; null while within limits. */
   tripped: string | null = null;
 
-  readonly #skillLimitReason: string;
+  readonly #turnMaxSkillCalls: number;
+  readonly #conversationAllowance: (() => Promise<ConversationAllowance>) | undefined;
+  #skillLimit: Promise<{ max: number; reason: string }> | null = null;
 
   constructor(limits: {
     maxSkillCalls: number;
     maxAgents: number;
     maxIterations: number;
-    skillLimitReason?: string;
+    /** Read on the first skill call only: most turns call no skill. */
+    conversationAllowance?: () => Promise<ConversationAllowance>;
   }) {
-    this.maxSkillCalls = limits.maxSkillCalls;
-    this.#skillLimitReason =
-      limits.skillLimitReason ?? `the limit of ${limits.maxSkillCalls} skill calls for this turn`;
+    this.#turnMaxSkillCalls = limits.maxSkillCalls;
+    this.#conversationAllowance = limits.conversationAllowance;
     this.maxAgents = limits.maxAgents;
     this.maxIterations = limits.maxIterations;
   }
 
   /** Takes one skill call from the budget; false (and trips) when none is left. */
-  takeSkillCall(): boolean {
-    if (this.skillCalls >= this.maxSkillCalls) {
-      this.tripped ??= this.#skillLimitReason;
+  async takeSkillCall(): Promise<boolean> {
+    this.#skillLimit ??= this.#resolveSkillLimit();
+    const { max, reason } = await this.#skillLimit;
+    if (this.skillCalls >= max) {
+      this.tripped ??= reason;
       return false;
     }
     this.skillCalls++;
     return true;
+  }
+
+  async #resolveSkillLimit(): Promise<{ max: number; reason: string }> {
+    const turnLimit = {
+      max: this.#turnMaxSkillCalls,
+      reason: `the limit of ${this.#turnMaxSkillCalls} skill calls for this turn`,
+    };
+    const allowance = await this.#conversationAllowance?.();
+    if (!allowance || allowance.left >= turnLimit.max) return turnLimit;
+    return { max: Math.max(0, allowance.left), reason: allowance.reason };
   }
 
   takeAgent(): boolean {

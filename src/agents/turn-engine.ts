@@ -14,7 +14,7 @@ import {
   getConversation,
   getTurn,
   latestConversation,
-  openTurns,
+  turnsToRun,
   queueTurn,
   recentMessages,
   setConversationMode,
@@ -158,7 +158,7 @@ export class TurnEngine {
       owner: this.instanceId,
     });
     if (queued.duplicate) return this.#duplicate(queued.turn, user, input);
-    return this.#runInOrder(queued.turn, user, input);
+    return this.#runInOrder(queued.turn, user, input, conversation);
   }
 
   /**
@@ -268,11 +268,25 @@ export class TurnEngine {
     return result;
   }
 
-  #runInOrder(turn: TurnRecord, user: User, input: TurnInput): Promise<TurnOutcome> {
+  /**
+   * `conversation` is the row read when the turn was queued: its summary and the point it was
+   * folded through always change together, so the pair stays a consistent context even if
+   * compaction moved on since.
+   */
+  #runInOrder(
+    turn: TurnRecord,
+    user: User,
+    input: TurnInput,
+    conversation?: Conversation,
+  ): Promise<TurnOutcome> {
     const { database } = this.#deps;
     return this.#enqueue(turn.conversationId, () =>
       database.withAdvisoryLock(lockKey(turn.conversationId), async () => {
-        const { own } = await this.#recoverBefore(turn.conversationId, turn.seq, turn.id);
+        const { own, recovered, latestEnded } = await this.#recoverBefore(
+          turn.conversationId,
+          turn.seq,
+          turn.id,
+        );
         // Still open (the usual case): the row just read is current; otherwise read how it ended.
         let current = own ?? (await getTurn(database, turn.id))!;
         if (current.status === 'running' && current.owner !== this.instanceId) {
@@ -281,14 +295,13 @@ export class TurnEngine {
           current = (await getTurn(database, turn.id))!;
         }
         if (current.status !== 'queued') return this.#storedOutcome(current, true);
-        return this.#start(
-          current,
-          user,
-          input.emit ?? noEmit,
-          input.signal,
-          input.voice ?? false,
-          input.mission,
-        );
+        return this.#start(current, user, input.emit ?? noEmit, input.signal, {
+          voice: input.voice ?? false,
+          mission: input.mission,
+          conversation,
+          // Turns recovered just now ended after that read.
+          latestEnded: recovered === 0 ? latestEnded : undefined,
+        });
       }),
     );
   }
@@ -302,11 +315,12 @@ export class TurnEngine {
     conversationId: string,
     throughSeq: number,
     exceptId: string | null,
-  ): Promise<{ recovered: number; own: TurnRecord | undefined }> {
+  ): Promise<{ recovered: number; own: TurnRecord | undefined; latestEnded: TurnRecord | null }> {
     const { database } = this.#deps;
     let recovered = 0;
     let own: TurnRecord | undefined;
-    for (const open of await openTurns(database, conversationId, throughSeq)) {
+    const { open: openOnes, latestEnded } = await turnsToRun(database, conversationId, throughSeq);
+    for (const open of openOnes) {
       if (open.id === exceptId) {
         own = open;
         continue;
@@ -324,7 +338,7 @@ export class TurnEngine {
       );
       await this.#start(queued, user, noEmit, undefined);
     }
-    return { recovered, own };
+    return { recovered, own, latestEnded };
   }
 
   async #start(
@@ -332,11 +346,18 @@ export class TurnEngine {
     user: User,
     listener: Emit,
     signal: AbortSignal | undefined,
-    voice = false,
-    mission?: TurnMission,
+    known: {
+      voice?: boolean;
+      mission?: TurnMission | undefined;
+      /** Already read by the caller; read here when not given. */
+      conversation?: Conversation | undefined;
+      latestEnded?: TurnRecord | null | undefined;
+    } = {},
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
-    const conversation = await getConversation(database, user.id, turn.conversationId);
+    const { voice = false, mission } = known;
+    const conversation =
+      known.conversation ?? (await getConversation(database, user.id, turn.conversationId));
     if (!conversation)
       throw new StewardError('conversation_not_found', `No conversation ${turn.conversationId}.`);
     // Everything the turn reads of its conversation, loaded once (we hold its lock).
@@ -355,7 +376,7 @@ export class TurnEngine {
     if (userMessageId === null) return this.#storedOutcome((await getTurn(database, turn.id))!, true);
     return runClaimedTurn(
       deps,
-      { turn, userMessageId, user, conversation, stored, context },
+      { turn, userMessageId, user, conversation, stored, context, latestEnded: known.latestEnded },
       {
         listener,
         ...(mission ? { mission } : {}),

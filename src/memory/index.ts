@@ -82,6 +82,7 @@ export {
   latestStartedTurn,
   type NewTurn,
   openTurns,
+  turnsToRun,
   queueTurn,
   requeueTurn,
   setTurnState,

@@ -188,12 +188,32 @@ export async function openTurns(
   conversationId: string,
   throughSeq: number,
 ): Promise<TurnRecord[]> {
-  const rows = await db.query<TurnRow>(
-    `SELECT ${COLUMNS} FROM turns WHERE conversation_id = $1 AND status IN ('queued', 'running') AND seq <= $2
+  return (await turnsToRun(db, conversationId, throughSeq)).open;
+}
+
+/**
+ * In one round trip: the conversation's queued or running turns up to `throughSeq`, in order,
+ * and its latest turn that has ended (a paused one may be resumed by the next).
+ */
+export async function turnsToRun(
+  db: Queryable,
+  conversationId: string,
+  throughSeq: number,
+): Promise<{ open: TurnRecord[]; latestEnded: TurnRecord | null }> {
+  const rows = await db.query<TurnRow & { open: boolean }>(
+    `(SELECT ${COLUMNS}, true AS open FROM turns
+      WHERE conversation_id = $1 AND status IN ('queued', 'running') AND seq <= $2)
+     UNION ALL
+     (SELECT ${COLUMNS}, false AS open FROM turns
+      WHERE conversation_id = $1 AND status NOT IN ('queued', 'running') ORDER BY seq DESC LIMIT 1)
      ORDER BY seq`,
     [conversationId, throughSeq],
   );
-  return rows.map(toTurn);
+  const ended = rows.find((row) => !row.open);
+  return {
+    open: rows.filter((row) => row.open).map(toTurn),
+    latestEnded: ended ? toTurn(ended) : null,
+  };
 }
 
 /** Every queued or running turn, with its owner (the orphan sweep). */

@@ -37,7 +37,9 @@ export async function ensureUser(
 ): Promise<User> {
   const problem = userIdProblem(id);
   if (problem) throw new Error(problem);
-  // One round trip: the new row, or the existing one.
+  // Existing users (every message but a user's first) take a plain read, cheaper than an insert attempt.
+  const known = await getUser(db, id);
+  if (known) return known;
   const rows = await db.query<{ id: string; display_name: string | null; timezone: string }>(
     `WITH created AS (
        INSERT INTO users (id, timezone) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING
