@@ -14,12 +14,12 @@ import {
   getConversation,
   getTurn,
   latestConversation,
-  turnsToRun,
   queueTurn,
   recentMessages,
   setConversationMode,
   type TurnRecord,
   turnOfChannelMessage,
+  turnsToRun,
 } from '../memory/index.ts';
 import type { SkillExecutor, SkillHandler, SkillSnapshot, UnavailableDomain } from '../skills/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';

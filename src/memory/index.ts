@@ -82,7 +82,6 @@ export {
   latestStartedTurn,
   type NewTurn,
   openTurns,
-  turnsToRun,
   queueTurn,
   requeueTurn,
   setTurnState,
@@ -90,4 +89,5 @@ export {
   type TurnRecord,
   type TurnState,
   turnOfChannelMessage,
+  turnsToRun,
 } from './turns.ts';
