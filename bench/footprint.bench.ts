@@ -49,7 +49,9 @@ async function start(
   // The soak sends far more than a person would: the inbound rate limits (which the baseline
   // predates) are turned off so both versions do the same work.
   const limitsOff = version.label === 'now' ? unlimitedConfig(env.STEWARD_CONFIG) : {};
-  const child = spawn(version.node, [...flags, path.join(version.root, 'src/cli/main.ts'), 'start'], {
+  // The current version starts through bin/steward.js, which turns on Node's compile cache.
+  const entry = version.label === 'now' ? 'bin/steward.js' : 'src/cli/main.ts';
+  const child = spawn(version.node, [...flags, path.join(version.root, entry), 'start'], {
     cwd: version.root,
     env: {
       PATH: process.env.PATH ?? '',

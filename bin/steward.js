@@ -1,3 +1,8 @@
 #!/usr/bin/env -S node --liftoff-only
 // The `steward` command. Node 24 runs the TypeScript sources directly (type stripping).
-import '../src/cli/main.ts';
+// The compile cache keeps the stripped and compiled modules on disk (in the system's temp
+// directory, or NODE_COMPILE_CACHE): later starts skip most of that work.
+import { enableCompileCache } from 'node:module';
+
+enableCompileCache?.();
+await import('../src/cli/main.ts');

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../../bin/steward.js', import.meta.url));
 /** The flags every launcher (npm start, bin/steward.js, the Dockerfile) runs Steward with. */
 export const NODE_FLAGS = ['--liftoff-only'];
 
