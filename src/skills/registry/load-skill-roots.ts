@@ -81,7 +81,9 @@ export function loadSkillRoots(
           `${skill.source} skill ${skill.name} overrides the ${shadowed.source} one`,
         );
       }
-      skills.set(skill.name, skill);
+      // Only its owner sees an owned file: everyone else keeps seeing what it replaced.
+      const { shadows: _stale, ...own } = skill;
+      skills.set(skill.name, own.owner !== undefined && shadowed ? { ...own, shadows: shadowed } : own);
     }
 
     for (const file of found.indexFiles) {
