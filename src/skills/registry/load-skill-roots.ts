@@ -82,8 +82,7 @@ export function loadSkillRoots(
         );
       }
       // Only its owner sees an owned file: everyone else keeps seeing what it replaced.
-      const { shadows: _stale, ...own } = skill;
-      skills.set(skill.name, own.owner !== undefined && shadowed ? { ...own, shadows: shadowed } : own);
+      skills.set(skill.name, withShadowed(skill, shadowed));
     }
 
     for (const file of found.indexFiles) {
@@ -115,6 +114,15 @@ export function loadSkillRoots(
   });
   parsesBySnapshot.set(snapshot, parses);
   return snapshot;
+}
+
+/** `skill` as loaded over `shadowed`; the same object unless an owned file replaced a skill. */
+function withShadowed(skill: SkillDefinition, shadowed: SkillDefinition | undefined): SkillDefinition {
+  if (skill.owner !== undefined && shadowed) return { ...skill, shadows: shadowed.shadows ?? shadowed };
+  if (!skill.shadows) return skill;
+  // A kept last valid version may still name what it replaced then.
+  const { shadows: _stale, ...own } = skill;
+  return own;
 }
 
 /** The index of a domain that has no SKILL.md: its skills, sorted, with their descriptions. */
