@@ -30,7 +30,13 @@ import {
 import { Observability } from './observability/index.ts';
 import { createSsrfGuard } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
-import { builtinHandlers, type Sentinel, SkillExecutor, SkillRegistry } from './skills/index.ts';
+import {
+  builtinHandlers,
+  type Sentinel,
+  SkillExecutor,
+  SkillRegistry,
+  sharedSkills,
+} from './skills/index.ts';
 import { VoiceService } from './voice/index.ts';
 import { WorkflowScheduler } from './workflows/index.ts';
 
@@ -163,8 +169,9 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   };
   const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });
   await registerMemoryJobs({ database, llm, jobs, config: () => config.get(), logger, now: options.now });
+  // The content index of skill pages is shared by every user: no user's own workflow in it.
   const skillPages = () =>
-    [...skills.snapshot().skills.values()].map((skill) => ({
+    sharedSkills(skills.snapshot()).map((skill) => ({
       name: skill.name,
       description: skill.description,
       body: skill.body,

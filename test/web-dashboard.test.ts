@@ -225,6 +225,10 @@ for (const backend of backends()) {
       expect(aliceSchedules).toContain('Run now');
       const bob = await loginAs(steward.url, (await createApiToken(db, 'bob')).token);
       expect(await (await bob.get('/schedules')).text()).not.toContain('alice_digest');
+      // Another user's workflow is not on /skills; its owner's and the install owner's pages show it.
+      expect(await (await bob.get('/skills')).text()).not.toContain('alice_digest');
+      expect(await (await alice.get('/skills')).text()).toContain('workflows.alice_digest');
+      expect(await (await owner.get('/skills')).text()).toContain('(owner alice)');
       const stranger = await bob.post('/schedules/run', { name: 'workflows.alice_digest', user: 'alice' });
       expect(decodeURIComponent(stranger.headers.get('location') ?? '')).toContain('No such schedule');
       fake.respondWith(() => ({ text: 'Your digest: nothing open.' }));

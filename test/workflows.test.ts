@@ -121,7 +121,9 @@ for (const backend of backends()) {
       expect(existsSync(workflowFile('bad_one'))).toBe(false);
       const theirs = await run('workflow.build --name morning_plan --schedule "0 10 * * *"', 'bob');
       expect(theirs.status).toBe('error');
-      expect(theirs.content).toContain('belongs to another user');
+      expect(theirs.content).toContain('The name workflows.morning_plan is already taken');
+      expect(theirs.content).not.toMatch(/\bana\b|Plan the day/);
+      expect(readFileSync(workflowFile('morning_plan'), 'utf8')).toMatch(/^owner: ana$/m);
     });
 
     it('runs at 09:00 Europe/Berlin on both sides of the DST change, as a sub-agent on the page, delivered', async () => {

@@ -27,6 +27,7 @@ import {
   type SkillHandler,
   type SkillSnapshot,
   skillCallsOfTurn,
+  skillsVisibleTo,
   type UnavailableDomain,
 } from '../skills/index.ts';
 import type { User } from '../users/index.ts';
@@ -78,6 +79,7 @@ export type RunTurnDeps = {
   database: Database;
   llm: LlmClient;
   executor: SkillExecutor;
+  /** Every loaded skill; a turn sees only those its user may (no other user's workflows). */
   skills: () => SkillSnapshot;
   handlers: ReadonlyMap<string, SkillHandler>;
   config: () => ResolvedConfig;
@@ -153,12 +155,14 @@ export type RunTurnOptions = {
  * records how the turn ended. Never throws for model or skill failures.
  */
 export async function runClaimedTurn(
-  deps: RunTurnDeps,
+  allDeps: RunTurnDeps,
   claimed: ClaimedTurn,
   options: RunTurnOptions,
 ): Promise<TurnOutcome> {
-  const { database, logger } = deps;
   const { turn, user, conversation } = claimed;
+  // Everything below — prompt, get_skill, dispatch checks, sub-agents — sees the user's view.
+  const deps: RunTurnDeps = { ...allDeps, skills: () => skillsVisibleTo(allDeps.skills(), user.id) };
+  const { database, logger } = deps;
   const config = deps.config();
   const turnId = turn.id;
   const ref: TurnRef = {

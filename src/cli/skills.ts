@@ -20,14 +20,23 @@ function snapshot(config: ResolvedConfig): SkillSnapshot {
   ]);
 }
 
-/** `steward skills list`: name, description, read-only, source; broken files as invalid, with why. */
+/**
+ * `steward skills list`: name, description, read-only, source; broken files as invalid, with why.
+ * Run on the install by its owner, so it lists every user's workflows, each labelled with its owner.
+ */
 export function skillsList(config: ResolvedConfig, options: { json?: boolean }): void {
   const loaded = snapshot(config);
   const skills = [...loaded.skills.values()].sort((a, b) => a.name.localeCompare(b.name));
   const invalid = [...invalidSkills(loaded).values()].sort((a, b) => a.name.localeCompare(b.name));
   if (options.json) {
     const rows = [
-      ...skills.map(({ name, description, readonly, source }) => ({ name, description, readonly, source })),
+      ...skills.map(({ name, description, readonly, source, owner }) => ({
+        name,
+        description,
+        readonly,
+        source,
+        ...(owner ? { owner } : {}),
+      })),
       ...invalid.map(({ name, path: file, reason }) => ({ name, invalid: reason, path: file })),
     ];
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -40,7 +49,7 @@ export function skillsList(config: ResolvedConfig, options: { json?: boolean }):
   );
   const lines = skills.map(
     (skill) =>
-      `${skill.name.padEnd(width)}  ${(skill.readonly ? 'read-only' : 'mutating').padEnd(9)}  ${skill.source.padEnd(7)}  ${skill.description}`,
+      `${skill.name.padEnd(width)}  ${(skill.readonly ? 'read-only' : 'mutating').padEnd(9)}  ${skill.source.padEnd(7)}  ${skill.owner ? `[owner ${skill.owner}] ` : ''}${skill.description}`,
   );
   for (const skill of invalid) {
     lines.push(

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { SkillExecutor, SkillSnapshot } from '../skills/index.ts';
-import { formatCommand, parseCommand } from '../skills/index.ts';
+import { formatCommand, parseCommand, skillsVisibleTo } from '../skills/index.ts';
 
 export type StewardMcpDeps = {
   executor: Pick<SkillExecutor, 'execute'>;
@@ -78,7 +78,7 @@ export async function createStewardMcpServer(deps: StewardMcpDeps, user: McpUser
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async ({ command }, extra) => {
-      const refusal = needsUnavailableSentinel(deps, command);
+      const refusal = needsUnavailableSentinel(deps, command, user.id);
       if (refusal) return { content: [{ type: 'text', text: refusal }], isError: true };
       const host = server.server.getClientVersion()?.name ?? 'an MCP host';
       const outcome = await deps.executor.execute({
@@ -101,14 +101,14 @@ function toolResult(result: { status: 'ok' | 'error'; content: string }): CallTo
 }
 
 /** The refusal for a mutating command when the sentinel would have to run but has no model. */
-function needsUnavailableSentinel(deps: StewardMcpDeps, command: string): string | null {
+function needsUnavailableSentinel(deps: StewardMcpDeps, command: string, userId: string): string | null {
   const config = deps.config();
   if (!config.sentinel.enabled) return null;
   const sentinelModel = config.roster.roles.sentinel;
   if (config.endpoint.provider !== 'none' && sentinelModel) return null;
   const parsed = parseCommand(command);
   if (!parsed.ok || parsed.command.help) return null;
-  const skill = deps.skills().skills.get(parsed.command.skill);
+  const skill = skillsVisibleTo(deps.skills(), userId).skills.get(parsed.command.skill);
   if (!skill || skill.readonly || !skill.confirm) return null;
   return (
     `Refused: ${skill.name} changes data, and a command from an MCP host is another model's proposal, not the user's own confirmation, ` +

@@ -33,6 +33,8 @@ export type SkillDefinition = {
   timezone?: string;
   /** The user a scheduled skill belongs to (frontmatter `owner`; default the owner user `local`). */
   owner?: string;
+  /** The skill of the same name an owned user file replaced (a built-in): what other users see. */
+  shadows?: SkillDefinition;
   /** How late a missed scheduled run may still run at start (frontmatter `catch_up`; default 1 h). */
   catchUpSeconds?: number;
   /** Per-call timeout from frontmatter `timeout` (seconds in the file). */

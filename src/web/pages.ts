@@ -17,7 +17,7 @@ import {
   setMemoryImportance,
 } from '../memory/index.ts';
 import type { SkillSnapshot } from '../skills/index.ts';
-import { unstorableCharacter } from '../skills/index.ts';
+import { skillsVisibleTo, unstorableCharacter } from '../skills/index.ts';
 import { listTasksForDashboard } from '../tasks/index.ts';
 import { ensureUser } from '../users/index.ts';
 import { csrfField, formatCost, formatDate, page, type WebEnv } from './layout.ts';
@@ -340,7 +340,8 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
   // --- Skills ---
   app.get('/skills', async (c) => {
     const session = c.get('session');
-    const snapshot = deps.skills();
+    // The owner sees every user's workflows (labelled below); anyone else only shared skills and their own.
+    const snapshot = session.owner ? deps.skills() : skillsVisibleTo(deps.skills(), session.userId);
     const breakers = new Map((await deps.breakers()).map((row) => [row.skill, row.state]));
     const skills = [...snapshot.skills.values()].sort((a, b) => a.name.localeCompare(b.name));
     // A user skill overrides a built-in when the package ships a page of the same name.
@@ -363,7 +364,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
             (
               skill,
             ) => html`<tr id="skill-${skill.name}"><td><details><summary><code>${skill.name}</code></summary><div class="markdown">${markdown(skill.body)}</div></details></td>
-              <td>${overrides(skill) ? 'override' : skill.source === 'builtin' ? 'built-in' : skill.source}</td>
+              <td>${overrides(skill) ? 'override' : skill.source === 'builtin' ? 'built-in' : skill.source}${skill.owner ? ` (owner ${skill.owner})` : ''}</td>
               <td>${skill.readonly ? 'read-only' : 'mutating'}</td>
               <td><span class="badge breaker-${breakers.get(skill.name) ?? 'closed'}">${breakers.get(skill.name) ?? 'closed'}</span></td>
               <td>${skill.description}</td></tr>`,

@@ -2,7 +2,7 @@ import type { TurnInput, TurnOutcome } from '../agents/index.ts';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import { checkSkillMentions, formatInZone, type SkillSnapshot } from '../skills/index.ts';
+import { checkSkillMentions, formatInZone, type SkillSnapshot, skillsVisibleTo } from '../skills/index.ts';
 import { claimRun, finishRun, type RunTrigger, runAt, type WorkflowRun } from './run-store.ts';
 
 /** The conversation (channel) scheduled runs happen in, one per user. */
@@ -50,7 +50,9 @@ export async function runWorkflow(deps: RunnerDeps, request: RunRequest): Promis
   });
   if (!run) return settleInterrupted(deps, request, name);
 
-  const skill = deps.skills().skills.get(request.skill);
+  // The run acts as request.userId: another user's workflow is as absent as a deleted one.
+  const visible = skillsVisibleTo(deps.skills(), request.userId);
+  const skill = visible.skills.get(request.skill);
   if (!skill) {
     return finish(deps, run, {
       status: 'failed',
@@ -58,7 +60,7 @@ export async function runWorkflow(deps: RunnerDeps, request: RunRequest): Promis
       message: `Workflow ${name} could not run: its page ${request.skill} no longer exists.`,
     });
   }
-  const skills = checkSkillMentions(skill.body, deps.skills()).known.filter((used) => used !== skill.name);
+  const skills = checkSkillMentions(skill.body, visible).known.filter((used) => used !== skill.name);
   const when = formatInZone(request.scheduledFor, request.timezone);
   let outcome: TurnOutcome;
   try {

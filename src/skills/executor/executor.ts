@@ -18,6 +18,7 @@ import {
   invalidSkills,
   parseFlagsSection,
   skillHelp,
+  skillsVisibleTo,
   type UnavailableDomain,
 } from '../registry/index.ts';
 import type {
@@ -223,7 +224,8 @@ export class SkillExecutor {
     if (!parse.ok) return { status: 'error', content: parse.error };
     const parsed = parse.command;
     call.parsed = parsed;
-    const snapshot = this.#options.skills();
+    // Another user's workflow is absent here: unknown, never "forbidden".
+    const snapshot = skillsVisibleTo(this.#options.skills(), request.user.id);
 
     if (parsed.skill === 'get_skill') {
       const search = parsed.flags.search;

@@ -26,3 +26,4 @@ export { defaultReadonly, RESERVED_ACTIONS, skillNameProblem } from './skill-nam
 export { skillPageSkeleton } from './skill-page-skeleton.ts';
 export { type SkillChangeListener, SkillRegistry, type SkillRegistryOptions } from './skill-registry.ts';
 export { validateSkillDir } from './validate-skill-dir.ts';
+export { isVisibleTo, sharedSkills, skillsVisibleTo } from './visible-skills.ts';

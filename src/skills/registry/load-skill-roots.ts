@@ -81,7 +81,8 @@ export function loadSkillRoots(
           `${skill.source} skill ${skill.name} overrides the ${shadowed.source} one`,
         );
       }
-      skills.set(skill.name, skill);
+      // Only its owner sees an owned file: everyone else keeps seeing what it replaced.
+      skills.set(skill.name, withShadowed(skill, shadowed));
     }
 
     for (const file of found.indexFiles) {
@@ -113,6 +114,15 @@ export function loadSkillRoots(
   });
   parsesBySnapshot.set(snapshot, parses);
   return snapshot;
+}
+
+/** `skill` as loaded over `shadowed`; the same object unless an owned file replaced a skill. */
+function withShadowed(skill: SkillDefinition, shadowed: SkillDefinition | undefined): SkillDefinition {
+  if (skill.owner !== undefined && shadowed) return { ...skill, shadows: shadowed.shadows ?? shadowed };
+  if (!skill.shadows) return skill;
+  // A kept last valid version may still name what it replaced then.
+  const { shadows: _stale, ...own } = skill;
+  return own;
 }
 
 /** The index of a domain that has no SKILL.md: its skills, sorted, with their descriptions. */

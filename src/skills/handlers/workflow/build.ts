@@ -8,6 +8,7 @@ import { parseFrontmatter } from '../../registry/parse-frontmatter.ts';
 import { parseSkillFile } from '../../registry/parse-skill-file.ts';
 import { checkSkillMentions } from '../../registry/skill-mentions.ts';
 import { NAME_SEGMENT } from '../../registry/skill-name.ts';
+import { skillsVisibleTo } from '../../registry/visible-skills.ts';
 import { defineHandler, fail, ok, type SkillHandler } from '../../types.ts';
 
 export const WORKFLOW_DOMAIN = 'workflows';
@@ -24,7 +25,8 @@ type ExistingWorkflow = {
 /**
  * workflow.build: writes `<skills dir>/workflows/<name>.md` (a template skill whose body is
  * the instructions a scheduled run follows) and keeps `workflows/SKILL.md` current. Refuses
- * steps naming skills that do not exist, an invalid cron or zone, and another user's workflow.
+ * steps naming skills that do not exist (or another user's), an invalid cron or zone, and a name
+ * another user's workflow already has.
  */
 export const buildWorkflowHandler = defineHandler({
   name: 'workflow.build',
@@ -52,8 +54,12 @@ export const buildWorkflowHandler = defineHandler({
     const existing = readExisting(file, path.join(workflows.builtinDir, WORKFLOW_DOMAIN, `${flags.name}.md`));
     if (existing && existing.source === 'user') {
       const owner = typeof existing.data.owner === 'string' ? existing.data.owner : DEFAULT_OWNER;
+      // Names are shared by every user of the install: say the name is taken, never whose it is
+      // or what it does, and leave the other user's file untouched.
       if (owner !== ctx.user.id)
-        return fail(`${skillName} belongs to another user: choose another --name for your workflow.`);
+        return fail(
+          `The name ${skillName} is already taken on this Steward (workflow names are shared by all its users): choose another --name.`,
+        );
     }
     if (!existing && flags.steps === undefined)
       return fail(`${skillName} does not exist yet: give --steps (what to do, naming the skills to use).`);
@@ -65,7 +71,7 @@ export const buildWorkflowHandler = defineHandler({
     const problems: string[] = [];
     let body = existing?.body.trim() ?? '';
     if (flags.steps !== undefined) {
-      const mentions = checkSkillMentions(flags.steps, workflows.skills());
+      const mentions = checkSkillMentions(flags.steps, skillsVisibleTo(workflows.skills(), ctx.user.id));
       for (const unknown of mentions.unknown) {
         problems.push(
           `unknown skill "${unknown.name}"${unknown.closest.length ? ` (closest: ${unknown.closest.join(', ')})` : ''}`,
