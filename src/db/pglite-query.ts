@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { type PGlite, parse, protocol } from '@electric-sql/pglite';
-import type { Row } from './client.ts';
 import { statementName } from './statement-name.ts';
 
 // node-postgres's own parameter encoding (dates, arrays, JSON, buffers), so that both backends
@@ -10,6 +9,7 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
 };
 
 type Message = { name: string };
+type Row = Record<string, unknown>;
 
 /** Prepared statements a session keeps before they are all dropped and prepared again. */
 const MAX_PREPARED = 2_000;

@@ -34,7 +34,7 @@ async function eventually(
   registry: SkillRegistry,
   check: (snapshot: SkillSnapshot) => boolean,
 ): Promise<SkillSnapshot> {
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const snapshot = registry.snapshot();
     if (check(snapshot)) return snapshot;
