@@ -11,29 +11,41 @@ import o200kBase from 'js-tiktoken/ranks/o200k_base';
 type Encoding = {
   /** Byte sequences (as binary strings, one char per byte) → rank. */
   ranks: Map<string, number>;
-  /** Rank → bytes, for decoding. */
-  bytes: Map<number, Uint8Array>;
   pattern: RegExp;
 };
 
 let encoding: Encoding | null = null;
+/** Rank → bytes (a binary string), built from `ranks` on the first decode only. */
+let byRank: Map<number, string> | null = null;
 
-/** Parses the ~200k ranks once, on first use (a few hundred ms). */
+/**
+ * Parses the ~200k ranks once, on first use (a few hundred ms). Only the rank map is kept:
+ * one Uint8Array per token for decoding cost more memory than all the rest.
+ */
 function load(): Encoding {
   if (encoding) return encoding;
   const ranks = new Map<string, number>();
-  const bytes = new Map<number, Uint8Array>();
-  for (const line of o200kBase.bpe_ranks.split('\n')) {
-    if (!line) continue;
-    const [, offsetText, ...tokens] = line.split(' ');
-    const offset = Number.parseInt(offsetText!, 10);
-    tokens.forEach((token, index) => {
-      const decoded = Buffer.from(token, 'base64');
-      ranks.set(decoded.toString('latin1'), offset + index);
-      bytes.set(offset + index, new Uint8Array(decoded));
-    });
+  const text = o200kBase.bpe_ranks;
+  // Lines of "<name> <first rank> <base64 token> <base64 token> …".
+  let lineStart = 0;
+  while (lineStart < text.length) {
+    let lineEnd = text.indexOf('\n', lineStart);
+    if (lineEnd === -1) lineEnd = text.length;
+    const nameEnd = text.indexOf(' ', lineStart);
+    if (nameEnd !== -1 && nameEnd < lineEnd) {
+      let cursor = text.indexOf(' ', nameEnd + 1);
+      if (cursor === -1 || cursor > lineEnd) cursor = lineEnd;
+      let rank = Number.parseInt(text.slice(nameEnd + 1, cursor), 10);
+      while (cursor < lineEnd) {
+        let next = text.indexOf(' ', cursor + 1);
+        if (next === -1 || next > lineEnd) next = lineEnd;
+        ranks.set(Buffer.from(text.slice(cursor + 1, next), 'base64').toString('latin1'), rank++);
+        cursor = next;
+      }
+    }
+    lineStart = lineEnd + 1;
   }
-  encoding = { ranks, bytes, pattern: new RegExp(o200kBase.pat_str, 'gu') };
+  encoding = { ranks, pattern: new RegExp(o200kBase.pat_str, 'gu') };
   return encoding;
 }
 
@@ -137,7 +149,10 @@ export function* encodeTokens(text: string): Generator<number[]> {
 
 /** The text of some tokens (bytes decoded as UTF-8; a split character becomes U+FFFD). */
 export function decodeTokens(tokens: readonly number[]): string {
-  const { bytes } = load();
-  const parts = tokens.map((token) => bytes.get(token) ?? new Uint8Array());
-  return Buffer.concat(parts).toString('utf8');
+  if (!byRank) {
+    byRank = new Map();
+    for (const [bytes, rank] of load().ranks) byRank.set(rank, bytes);
+  }
+  const bytes = byRank;
+  return Buffer.from(tokens.map((token) => bytes.get(token) ?? '').join(''), 'latin1').toString('utf8');
 }

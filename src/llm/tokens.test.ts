@@ -1,3 +1,5 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { countMessageTokens, countTokens, countToolTokens, truncateToTokens } from './tokens.ts';
 import type { ChatMessage, ToolDefinition } from './types.ts';
@@ -7,6 +9,20 @@ describe('countTokens', () => {
     expect(countTokens('')).toBe(0);
     expect(countTokens('hello world')).toBe(2);
     expect(countTokens('word '.repeat(100))).toBeGreaterThanOrEqual(100);
+  });
+
+  it('gives the tokens js-tiktoken gives, and decodes them back to the text', () => {
+    const reference = new Tiktoken(o200kBase);
+    const texts = [
+      'Remind me to call Ana at 5pm about the Q3 budget.',
+      'Größe, naïve café — 東京で会いましょう 🙂👍🏽',
+      'const x = { a: [1, 2, 3] }; // code\n\tindented\r\n',
+      `${'a'.repeat(300)} ${'xyz'.repeat(50)}`,
+    ];
+    for (const text of texts) {
+      expect(countTokens(text)).toBe(reference.encode(text).length);
+      expect(truncateToTokens(text, 10_000)).toBe(text);
+    }
   });
 
   it('counts special-token text as plain text instead of throwing', () => {
