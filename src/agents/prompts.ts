@@ -86,10 +86,13 @@ export function subAgentBrief(brief: SubAgentBrief): string {
   return parts.join('\n\n');
 }
 
-/** "2026-11-22 (Sunday) 20:15 Europe/Berlin" in the user's time zone. */
-export function describeNow(now: Date, timezone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
+/** One formatter per time zone: building an Intl.DateTimeFormat costs more than formatting. */
+const nowFormats = new Map<string, Intl.DateTimeFormat>();
+
+function nowFormat(timezone: string): Intl.DateTimeFormat {
+  let format = nowFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
       timeZone: timezone,
       year: 'numeric',
       month: '2-digit',
@@ -98,7 +101,17 @@ export function describeNow(now: Date, timezone: string): string {
       hour: '2-digit',
       minute: '2-digit',
       hourCycle: 'h23',
-    })
+    });
+    if (nowFormats.size >= 1_000) nowFormats.clear();
+    nowFormats.set(timezone, format);
+  }
+  return format;
+}
+
+/** "2026-11-22 (Sunday) 20:15 Europe/Berlin" in the user's time zone. */
+export function describeNow(now: Date, timezone: string): string {
+  const parts = Object.fromEntries(
+    nowFormat(timezone)
       .formatToParts(now)
       .map((part) => [part.type, part.value]),
   );
