@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/index.ts';
 import { errorMessage } from '../../errors.ts';
-import { type Logger, withLogContext } from '../../logging/index.ts';
+import { withLogContext } from '../../logging/index.ts';
 import {
   type ExecutionRecord,
   finishSkillCall,
@@ -16,117 +15,19 @@ import {
   closestSkills,
   getSkill,
   invalidSkills,
-  parseFlagsSection,
   skillHelp,
   skillsVisibleTo,
   type UnavailableDomain,
 } from '../registry/index.ts';
-import type {
-  SkillContext,
-  SkillDefinition,
-  SkillHandler,
-  SkillResult,
-  SkillServices,
-  SkillSnapshot,
-  SkillUser,
-} from '../types.ts';
-import { type BreakerOptions, CircuitBreakers } from './circuit-breaker.ts';
-import { failureKind, unstorableCharacter } from './failure-kind.ts';
+import type { SkillDefinition, SkillResult } from '../types.ts';
+import { CircuitBreakers } from './circuit-breaker.ts';
+import type { ExecuteRequest, ExecutionOutcome, ExecutorOptions } from './executor-types.ts';
+import { unstorableCharacter } from './failure-kind.ts';
 import { describeFlagErrors } from './flag-errors.ts';
-import type { Sentinel } from './sentinel.ts';
+import { invokeHandler } from './invoke-handler.ts';
+import { defaultScopeCheck } from './scope.ts';
 import { recordSentinelDecision } from './sentinel-decisions.ts';
-
-export type SentinelDecisionEvent = {
-  executionId: string;
-  turnId: string | null;
-  skill: string;
-  command: string;
-  approved: boolean;
-  reasoning: string;
-  /** The calling sub-agent, or null for the orchestrator and direct calls. */
-  agentId: string | null;
-  userId: string;
-  /** The sentinel's model, when it said. */
-  model: string | null;
-  /** When the review started, and how long it took (for its trace span). */
-  startedAt: Date;
-  durationMs: number;
-};
-
-/** Who is calling: decides which skills are in scope (DESIGN invariant 4). */
-export type Caller =
-  | { kind: 'orchestrator'; allowMutating: boolean }
-  | {
-      kind: 'agent';
-      agentId: string;
-      grantedSkills: readonly string[];
-      mission: string;
-      parentExecutionId: string | null;
-    }
-  | { kind: 'cli' };
-
-export type ExecuteRequest = {
-  command: string;
-  caller: Caller;
-  user: SkillUser;
-  conversationId?: string | null;
-  channel?: string;
-  turnId?: string | null;
-  /** The user's own words that started the turn, for the sentinel. */
-  originalRequest?: string;
-  /** The user confirmed exactly this command: skip the sentinel for this one call. */
-  confirmed?: boolean;
-  signal?: AbortSignal;
-};
-
-export type ExecutionOutcome = SkillResult & {
-  executionId: string;
-  skill: string | null;
-  durationMs: number;
-};
-
-/** Returns a reason when `skill` is out of the caller's scope, else null. */
-export type ScopeCheck = (skill: SkillDefinition, caller: Caller) => string | null;
-
-export type ExecutorOptions = {
-  database: Database;
-  skills: () => SkillSnapshot;
-  handlers: ReadonlyMap<string, SkillHandler>;
-  services: SkillServices;
-  logger: Logger;
-  sentinel?: Sentinel | null;
-  scopeCheck?: ScopeCheck;
-  defaultTimeoutMs?: number;
-  maxResultChars?: number;
-  breaker?: Partial<BreakerOptions>;
-  /** Told of every sentinel decision (the turn's event stream). */
-  onSentinelDecision?: (decision: SentinelDecisionEvent) => void;
-  /**
-   * Skill domains the user cannot use now (a provider not connected), each with how to fix it.
-   * Their skills return that as an error result; get_skill shows it. Absent: all available.
-   */
-  unavailableDomains?: (userId: string) => Promise<readonly UnavailableDomain[]>;
-  now?: () => Date;
-  randomId?: () => string;
-};
-
-/** Matches a granted skill list: exact names, or `domain.*` for a whole domain. */
-export function isGranted(skill: string, granted: readonly string[]): boolean {
-  const domain = skill.split('.')[0];
-  return granted.some((entry) => entry === skill || entry === `${domain}.*`);
-}
-
-export const defaultScopeCheck: ScopeCheck = (skill, caller) => {
-  if (caller.kind === 'agent' && !isGranted(skill.name, caller.grantedSkills)) {
-    return `${skill.name} is not among this agent's granted skills (${caller.grantedSkills.join(', ') || 'none'}). Do only your mission with the skills you were given, and report what else is needed.`;
-  }
-  if (caller.kind === 'orchestrator' && !caller.allowMutating && !skill.readonly) {
-    return `${skill.name} changes data, so the orchestrator cannot run it directly. Delegate it: dispatch_agent with skills ["${skill.name}"] and a mission.`;
-  }
-  return null;
-};
-
-class TimeoutError extends Error {}
+import { templateFlagProblem } from './template-flags.ts';
 
 /**
  * The executor pipeline of DESIGN §5: parse → resolve → scope → flags → circuit breaker →
@@ -343,7 +244,20 @@ export class SkillExecutor {
         content: `${skill.name} was not run: its call could not be recorded (${errorMessage(error)}). Try again shortly.`,
       };
     }
-    const outcome = await this.#invoke(skill, handler, flags.data, request, executionId, signal);
+    const outcome = await invokeHandler(
+      {
+        defaultTimeoutMs: this.#options.defaultTimeoutMs,
+        services: this.#options.services,
+        logger: this.#options.logger,
+        now: this.#now,
+      },
+      skill,
+      handler,
+      flags.data,
+      request,
+      executionId,
+      signal,
+    );
     if (outcome.failure === null) {
       for (const key of breakerKeys) await this.#breakers.recordSuccess(key);
     } else if (outcome.failure.kind === 'infrastructure') {
@@ -418,79 +332,6 @@ export class SkillExecutor {
     }
   }
 
-  async #invoke(
-    skill: SkillDefinition,
-    handler: SkillHandler,
-    flags: Record<string, unknown>,
-    request: ExecuteRequest,
-    executionId: string,
-    callerSignal: AbortSignal,
-  ): Promise<{
-    result: SkillResult;
-    failure: { kind: 'infrastructure' | 'unexpected'; message: string } | null;
-  }> {
-    const timeoutMs = skill.timeoutMs ?? this.#options.defaultTimeoutMs ?? 30_000;
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new TimeoutError(`timed out after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    const signal = AbortSignal.any([callerSignal, controller.signal]);
-    const ctx: SkillContext = {
-      user: request.user,
-      conversationId: request.conversationId ?? null,
-      channel: request.channel ?? 'cli',
-      agentId: request.caller.kind === 'agent' ? request.caller.agentId : null,
-      turnId: request.turnId ?? null,
-      executionId,
-      signal,
-      services: this.#options.services,
-      logger: this.#options.logger.child({ skill: skill.name, executionId }),
-      now: this.#now,
-    };
-    const aborted = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    try {
-      const result = await Promise.race([handler.execute(flags, ctx), aborted]);
-      return { result, failure: null };
-    } catch (error) {
-      if (error instanceof TimeoutError) {
-        return {
-          result: {
-            status: 'error',
-            content: `${skill.name} ${error.message} and was stopped.`,
-            metadata: { timeout: true },
-          },
-          failure: { kind: 'infrastructure', message: error.message },
-        };
-      }
-      if (callerSignal.aborted) {
-        return { result: { status: 'error', content: `${skill.name} was cancelled.` }, failure: null };
-      }
-      const message = errorMessage(error);
-      const kind = failureKind(error);
-      if (kind === 'input') {
-        return {
-          result: {
-            status: 'error',
-            content: `${skill.name} could not store that value: ${message}. Change the value and try again.`,
-            metadata: { invalid: 'value' },
-          },
-          failure: null,
-        };
-      }
-      this.#options.logger.error({ err: error, skill: skill.name }, 'skill handler threw');
-      return {
-        result: { status: 'error', content: `${skill.name} failed: ${message}` },
-        failure: { kind, message },
-      };
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   #truncate(result: SkillResult): SkillResult {
     const max = this.#options.maxResultChars ?? 8_000;
     if (result.content.length <= max) return result;
@@ -562,25 +403,4 @@ function record(request: ExecuteRequest, executionId: string, parsed: ParsedComm
     command: request.command,
     flags: parsed ? parsed.flags : null,
   };
-}
-
-/** Flags a template skill was given that its `## Flags` section does not document, or lacks. */
-function templateFlagProblem(name: string, body: string, given: Record<string, unknown>): string | null {
-  const documented = parseFlagsSection(body);
-  const known = new Set(documented.map((flag) => flag.name));
-  const normal = (flag: string) => flag.toLowerCase().replaceAll('-', '_');
-  const dashed = (flag: string) => `--${flag.replaceAll('_', '-')}`;
-  const unknown = Object.keys(given).filter((flag) => !known.has(normal(flag)));
-  const see = `See \`${name} --help\`.`;
-  if (unknown.length) {
-    const takes = documented.length
-      ? `Its flags: ${documented.map((flag) => dashed(flag.name)).join(', ')}.`
-      : 'It takes no flags.';
-    return `${name} has no flag ${unknown.map((flag) => dashed(normal(flag))).join(', ')}. ${takes} ${see}`;
-  }
-  const givenNames = new Set(Object.keys(given).map(normal));
-  const missing = documented.filter((flag) => flag.required && !givenNames.has(flag.name));
-  if (missing.length)
-    return `${name} needs ${missing.map((flag) => dashed(flag.name)).join(', ')} (required). ${see}`;
-  return null;
 }

@@ -6,20 +6,16 @@ export {
   CircuitBreakers,
   DEFAULT_BREAKER,
 } from './circuit-breaker.ts';
-export {
-  type Caller,
-  defaultScopeCheck,
-  type ExecuteRequest,
-  type ExecutionOutcome,
-  type ExecutorOptions,
-  isGranted,
-  type ScopeCheck,
-  type SentinelDecisionEvent,
-  SkillExecutor,
-  userBreakerKey,
-} from './executor.ts';
+export { SkillExecutor, userBreakerKey } from './executor.ts';
+export type {
+  ExecuteRequest,
+  ExecutionOutcome,
+  ExecutorOptions,
+  SentinelDecisionEvent,
+} from './executor-types.ts';
 export { type FailureKind, failureKind, unstorableCharacter } from './failure-kind.ts';
 export { acceptedFlags, describeFlagErrors } from './flag-errors.ts';
+export { type Caller, defaultScopeCheck, isGranted, type ScopeCheck } from './scope.ts';
 export type { Sentinel, SentinelDecision, SentinelRequest } from './sentinel.ts';
 export {
   recordSentinelDecision,
