@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { openDatabase } from '../src/db/index.ts';
 import { ensureUser, linkIdentity } from '../src/users/index.ts';
 import { freePort, runCli, startServer } from './support/cli.ts';
 import { createTestDatabase, type TestDatabase } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
-import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
+import { FAKE_BOT_TOKEN, startFakeTelegram } from './support/fake-telegram.ts';
 import { ROLE_MODELS, writeTestConfig } from './support/steward.ts';
 
 type ScheduleJson = {
@@ -53,19 +53,22 @@ function answerAgents(fake: FakeLlm): () => number {
   return () => count;
 }
 
-describe('workflows through the CLI and a running server', { timeout: 600_000 }, () => {
-  let fake: FakeLlm;
-  let telegram: FakeTelegram;
-  beforeAll(async () => {
-    fake = await startFakeLlm();
-    telegram = await startFakeTelegram();
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await telegram?.close();
-  });
-
-  it('builds an every-minute workflow that runs and is delivered to the primary channel, and stops when its schedule is removed', async () => {
+/*
+ * Both cases wait for real minutes to pass (a cron schedule firing in a real process). Neither
+ * depends on the other, so they run side by side, each with its own fakes and servers, and the
+ * file waits for those minutes once.
+ */
+describe.concurrent('workflows through the CLI and a running server', { timeout: 600_000 }, () => {
+  it('builds an every-minute workflow that runs and is delivered to the primary channel, and stops when its schedule is removed', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const fake = await startFakeLlm();
+    const telegram = await startFakeTelegram();
+    onTestFinished(async () => {
+      await fake.close();
+      await telegram.close();
+    });
     const agentCalls = answerAgents(fake);
     const { env: baseEnv } = writeTestConfig(
       fake.url,
@@ -138,17 +141,24 @@ describe('workflows through the CLI and a running server', { timeout: 600_000 },
       expect([null, 'running', 'ok']).toContain(listed.last_status);
       expect(listed.next_run).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\+0[12]:00$/);
 
-      const ran = await until(
+      const finished = (schedule: ScheduleJson | undefined) =>
+        schedule?.last_status && schedule.last_status !== 'running' ? schedule : undefined;
+      await until(
         'a scheduled run to finish',
+        async () => finished((await schedulesNow()).find((entry) => entry.name === 'acc_minutely')),
+        100_000,
+      );
+      // Then the CLI: one call, unless it straddles the next minute and catches that run going.
+      const ran = await until(
+        'the CLI to show the finished run',
         async () => {
           const result = await runCli(['schedules', '--user', 'acc_user', '--json'], {
             env,
             timeoutMs: CLI_TIMEOUT_MS,
           });
-          const schedule = (JSON.parse(result.stdout) as ScheduleJson[]).find(
-            (entry) => entry.name === 'acc_minutely',
+          return finished(
+            (JSON.parse(result.stdout) as ScheduleJson[]).find((entry) => entry.name === 'acc_minutely'),
           );
-          return schedule?.last_status && schedule.last_status !== 'running' ? schedule : undefined;
         },
         100_000,
       );
@@ -212,7 +222,9 @@ describe('workflows through the CLI and a running server', { timeout: 600_000 },
 
   it.runIf(process.env.TEST_DATABASE_URL)(
     'runs each scheduled time once with two instances on one Postgres',
-    async () => {
+    async ({ expect, onTestFinished }) => {
+      const fake = await startFakeLlm();
+      onTestFinished(() => fake.close());
       const agentCalls = answerAgents(fake);
       let db: TestDatabase | undefined;
       const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];

@@ -7,13 +7,13 @@ import { ensureUser, userIdProblem } from '../users/index.ts';
 import { assetRoutes } from './assets.ts';
 import { loginRoutes } from './login.ts';
 import { openAiRoutes } from './openai-api.ts';
-import { type PageDeps, pageRoutes } from './pages.ts';
+import { type PageDeps, pageRoutes } from './pages/index.ts';
 import { createLoginCode } from './sessions.ts';
 import { LoginThrottle } from './throttle.ts';
 
 export { escapeHtml, markdownToHtml } from './markdown.ts';
 export { OPENAI_CHANNEL, OPENAI_MODEL, openAiConversationId, openAiRoutes } from './openai-api.ts';
-export { WEB_CHANNEL } from './pages.ts';
+export { WEB_CHANNEL } from './pages/index.ts';
 export { createLoginCode, LOGIN_CODE_TTL_MS, redeemLoginCode } from './sessions.ts';
 export { LoginThrottle } from './throttle.ts';
 export { waves } from './turn-view.ts';

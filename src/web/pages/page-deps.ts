@@ -1,0 +1,49 @@
+import type { TurnEngine, TurnHub } from '../../agents/index.ts';
+import type { ChannelStatus, PairingApproval, PairingRequest } from '../../channels/index.ts';
+import type { Database } from '../../db/index.ts';
+import type { SkillSnapshot } from '../../skills/index.ts';
+import type { WebSession } from '../sessions.ts';
+
+export type PageDeps = {
+  database: Database;
+  engine: TurnEngine;
+  turnEvents: TurnHub;
+  skills: () => SkillSnapshot;
+  breakers: () => Promise<Array<{ skill: string; state: string }>>;
+  channels?: {
+    status(): Promise<ChannelStatus[]>;
+    approvePairing(code: string): Promise<PairingApproval>;
+    pending(): Promise<PairingRequest[]>;
+  };
+  /** The workflow scheduler (fields as `steward schedules --json` prints them). */
+  schedules?: {
+    list(userId?: string): Promise<ScheduleRow[]>;
+    runNow(name: string, userId?: string): Promise<unknown>;
+  };
+  now?: () => Date;
+};
+
+export type ScheduleRow = {
+  name: string;
+  skill: string;
+  user: string;
+  description: string;
+  schedule: string;
+  timezone: string;
+  next_run: string | null;
+  last_run: string | null;
+  last_status: string | null;
+};
+
+/** Whose data a session sees: its own user's, or everyone's (null) for the owner. */
+export const scope = (session: WebSession): string | null => (session.owner ? null : session.userId);
+
+/** The text fields of a posted form; files and an unreadable body give none. */
+export async function formOf(c: {
+  req: { parseBody(): Promise<Record<string, unknown>> };
+}): Promise<Record<string, string>> {
+  const body = await c.req.parseBody().catch(() => ({}));
+  return Object.fromEntries(
+    Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
