@@ -100,8 +100,12 @@ describe('failure classes', () => {
   it('stops with aborted, without retrying, when the caller aborts', async () => {
     fake.enqueue({ hang: true });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    // Abort once the request is at the model (on a busy machine that can take a while).
+    const arrived = setInterval(() => {
+      if (fake.chatRequests.length > 0) controller.abort();
+    }, 10);
     const error = await failure(noFallbacks({ maxRetries: 3 }).chat({ ...hello, signal: controller.signal }));
+    clearInterval(arrived);
     expect(error.errorClass).toBe('aborted');
     expect(fake.chatRequests).toHaveLength(1);
   });
