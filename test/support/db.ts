@@ -29,6 +29,8 @@ export async function createTestDatabase(
   const name = `steward_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   const admin = await openPostgres(adminUrl, { max: 1 });
   await admin.exec(`CREATE DATABASE ${name}`);
+  // A throwaway database: commits need not wait for the disk (~3 ms each on this machine).
+  await admin.exec(`ALTER DATABASE ${name} SET synchronous_commit = off`);
   await admin.close();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
