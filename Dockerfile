@@ -30,4 +30,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "--liftoff-only", "bin/steward.js", "start"]
+CMD ["node", "--liftoff-only", "--max-semi-space-size=2", "--heap-growing-percent=50", "bin/steward.js", "start"]
