@@ -67,6 +67,8 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     logger.level = next.log_level;
   });
+  // One limiter for every way a message comes in over HTTP (API, dashboard chat, /v1, voice).
+  const rateLimit = new InboundRateLimiter(database, () => config.get().limits);
   const api = new Hono<AuthEnv>();
   api.route('/', runRoutes(runtime));
   api.route(
@@ -74,14 +76,17 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     chatRoutes({
       engine: runtime.engine,
       database,
-      rateLimit: new InboundRateLimiter(database, () => config.get().limits),
+      rateLimit,
     }),
   );
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
   api.route('/', scheduleApiRoutes(runtime.workflows));
   api.route('/', tokenRoutes(database));
-  api.route('/', voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get() }));
+  api.route(
+    '/',
+    voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get(), rateLimit }),
+  );
   api.route('/', dashboardApiRoutes(database));
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
@@ -116,6 +121,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
           pending: () => pendingPairings(database, runtime.channels.now()),
         },
         schedules: runtime.workflows,
+        rateLimit,
       }),
     ],
     mcp,

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { TurnEngine } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { StewardError } from '../errors.ts';
+import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { userIdProblem } from '../users/index.ts';
 import { NOTHING_HEARD, VOICE_UNAVAILABLE, type VoiceService } from '../voice/index.ts';
 import { type AuthEnv, actingUser } from './auth.ts';
@@ -93,6 +94,8 @@ export function voiceRoutes(deps: {
   engine: TurnEngine;
   voice: VoiceService;
   config: () => ResolvedConfig;
+  /** Per-user inbound limit, checked before the audio is transcribed or anything is stored. */
+  rateLimit?: Pick<InboundRateLimiter, 'check'>;
 }): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post('/voice', async (c) => {
@@ -114,6 +117,13 @@ export function voiceRoutes(deps: {
       userIdProblem(userId) ??
       (upload.fields.conversation ? textProblem('conversation', upload.fields.conversation) : null);
     if (problem) return badRequest(c, problem);
+    try {
+      await deps.rateLimit?.check({ userId });
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      c.header('Retry-After', String(error.retryAfterSeconds));
+      return c.json({ error: 'rate_limited', message: error.message }, 429);
+    }
     const heard = await deps.voice.transcribe(upload.audio, {
       userId,
       mimeType: upload.mimeType,

@@ -7,6 +7,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
 import { createConversation, getConversation } from '../memory/index.ts';
+import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { API_BODY_LIMIT, OWNER_USER } from '../server/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';
 import { ensureUser, userOfApiToken } from '../users/index.ts';
@@ -28,7 +29,7 @@ type OpenAiErrorBody = {
 
 function openAiError(
   c: Context,
-  status: 400 | 401 | 404 | 413 | 500 | 503,
+  status: 400 | 401 | 404 | 413 | 429 | 500 | 503,
   message: string,
   code: string | null,
   options: { type?: string; param?: string | null } = {},
@@ -160,6 +161,8 @@ export function openAiRoutes(deps: {
   engine: TurnEngine;
   database: Database;
   config: () => ResolvedConfig;
+  /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
+  rateLimit?: Pick<InboundRateLimiter, 'check'>;
   now?: () => Date;
 }): Hono<OpenAiEnv> {
   const app = new Hono<OpenAiEnv>();
@@ -244,6 +247,13 @@ export function openAiRoutes(deps: {
     const options = body.stream_options as { include_usage?: unknown } | undefined | null;
     const includeUsage = stream && options?.include_usage === true;
 
+    try {
+      await deps.rateLimit?.check({ userId });
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      c.header('Retry-After', String(error.retryAfterSeconds));
+      return openAiError(c, 429, error.message, 'rate_limit_exceeded', { type: 'requests' });
+    }
     await ensureUser(deps.database, userId);
     const conversationId = await conversationFor(deps.database, userId, clientKey);
     const turnInput = { userId, text: input.text, channel: OPENAI_CHANNEL, conversationId };

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { pendingPairings } from '../../src/channels/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
+import { InboundRateLimiter } from '../../src/security/index.ts';
 import { createServerApp } from '../../src/server/index.ts';
 import { webRoutes } from '../../src/web/index.ts';
 import type { Backend } from './db.ts';
@@ -13,8 +14,14 @@ export const OWNER_TOKEN = 'owner-token-0123456789abcdef';
 export type WebSteward = TestSteward & { url: string; stop(): Promise<void> };
 
 /** A full runtime in this process with the web routes on a real port (the owner token set). */
-export async function startWebSteward(backend: Backend, fake: FakeLlm): Promise<WebSteward> {
-  const steward = await startTestSteward(backend, fake, { extraYaml: `api_token: "${OWNER_TOKEN}"\n` });
+export async function startWebSteward(
+  backend: Backend,
+  fake: FakeLlm,
+  options: { extraYaml?: string } = {},
+): Promise<WebSteward> {
+  const steward = await startTestSteward(backend, fake, {
+    extraYaml: `api_token: "${OWNER_TOKEN}"\n${options.extraYaml ?? ''}`,
+  });
   const { runtime } = steward;
   const app = createServerApp({
     database: runtime.database,
@@ -34,6 +41,7 @@ export async function startWebSteward(backend: Backend, fake: FakeLlm): Promise<
           pending: () => pendingPairings(runtime.database, runtime.channels.now()),
         },
         schedules: runtime.workflows,
+        rateLimit: new InboundRateLimiter(runtime.database, () => runtime.config.get().limits),
       }),
     ],
   });

@@ -73,6 +73,7 @@ export function chatRoutes(deps: PageDeps): Hono<WebEnv> {
     }
     const conversation = await latestConversation(database, session.userId, WEB_CHANNEL);
     try {
+      await deps.rateLimit?.check({ userId: session.userId });
       await deps.engine.handle({
         userId: session.userId,
         text,
@@ -108,6 +109,13 @@ export function chatRoutes(deps: PageDeps): Hono<WebEnv> {
           event: 'done',
           data: JSON.stringify({ html: markdownToHtml('Started a new conversation.'), turnId: null }),
         });
+        return;
+      }
+      try {
+        await deps.rateLimit?.check({ userId: session.userId });
+      } catch (error) {
+        if (!(error instanceof StewardError)) throw error;
+        await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: error.message }) });
         return;
       }
       const conversation = await latestConversation(database, session.userId, WEB_CHANNEL);

@@ -1,6 +1,7 @@
 import type { TurnEngine, TurnHub } from '../../agents/index.ts';
 import type { ChannelStatus, PairingApproval, PairingRequest } from '../../channels/index.ts';
 import type { Database } from '../../db/index.ts';
+import type { InboundRateLimiter } from '../../security/index.ts';
 import type { SkillSnapshot } from '../../skills/index.ts';
 import type { WebSession } from '../sessions.ts';
 
@@ -20,6 +21,8 @@ export type PageDeps = {
     list(userId?: string): Promise<ScheduleRow[]>;
     runNow(name: string, userId?: string): Promise<unknown>;
   };
+  /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
+  rateLimit?: Pick<InboundRateLimiter, 'check'>;
   now?: () => Date;
 };
 
