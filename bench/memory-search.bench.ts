@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Database, migrate, openPglite, openPostgres } from '../src/db/index.ts';
 import {
   buildVectorIndexes,
@@ -169,8 +172,18 @@ const MODE_LABELS: Record<Mode, string> = {
   hybrid_hnsw: 'hybrid, HNSW index',
 };
 
-/** One database measured: its label, the modes run, and the vectors its memories carry (none: full text only). */
-type Target = { db: Database; backend: string; modes: Mode[]; vectors: Vectors | null };
+/**
+ * One database measured: its label, the modes run, and the vectors its memories carry (none:
+ * full text only). `reopen`, where given, closes and opens it again after each load, as a
+ * restart would (PGlite sizes its buffer pool to the database at open).
+ */
+type Target = {
+  db: Database;
+  backend: string;
+  modes: Mode[];
+  vectors: Vectors | null;
+  reopen?: () => Promise<Database>;
+};
 
 async function measure(target: Target, size: number, mode: Mode, texts: string[]): Promise<Row> {
   const { db, vectors } = target;
@@ -233,17 +246,20 @@ async function vectorRecall(db: Database, vectors: Vectors): Promise<{ recall: n
 }
 
 async function runOn(target: Target, rows: Row[], loads: string[]) {
-  const { db, backend, modes, vectors } = target;
+  const { backend, modes, vectors } = target;
   const words = vocabulary();
   const texts = queries(words);
   const label = vectors ? `${backend} (${vectors} vectors)` : backend;
-  await db.query('INSERT INTO users (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [USER]);
+  await target.db.query('INSERT INTO users (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [USER]);
   let loaded = 0;
   for (const size of SIZES) {
     const started = performance.now();
     // A bulk load goes faster into a table without the HNSW index; it is rebuilt below.
-    if (modes.includes('hybrid_hnsw')) await db.exec(`DROP INDEX IF EXISTS ${vectorIndexName(DIMENSIONS)}`);
-    await load(db, loaded, size, words, vectors);
+    if (modes.includes('hybrid_hnsw')) {
+      await target.db.exec(`DROP INDEX IF EXISTS ${vectorIndexName(DIMENSIONS)}`);
+    }
+    await load(target.db, loaded, size, words, vectors);
+    if (target.reopen) target.db = await target.reopen();
     loads.push(
       `${label}: ${(size - loaded).toLocaleString('en-US')} rows loaded (+ VACUUM ANALYZE) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -251,7 +267,7 @@ async function runOn(target: Target, rows: Row[], loads: string[]) {
     for (const mode of modes) {
       if (mode === 'hybrid_hnsw') {
         const building = performance.now();
-        const built = await buildVectorIndexes(db);
+        const built = await buildVectorIndexes(target.db);
         if (built.length === 0) throw new Error('the vector-index job built no index');
         loads.push(
           `${label}: HNSW index over ${size.toLocaleString('en-US')} embeddings built by the vector-index job in ${((performance.now() - building) / 1000).toFixed(1)} s`,
@@ -427,12 +443,19 @@ const bench: Bench = async (): Promise<BenchSection[]> => {
     { backend: 'PGlite', modes: ['hybrid', 'hybrid_hnsw'], vectors: 'clustered' },
   ];
   for (const run of pgliteRuns) {
-    const pglite = await openPglite(null);
+    // A data dir, as `steward start` has, reopened after each load.
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-memory-bench-'));
+    const target: Target = { ...run, db: await openPglite(dataDir) };
+    target.reopen = async () => {
+      await target.db.close();
+      return openPglite(dataDir);
+    };
     try {
-      await migrate(pglite);
-      await runOn({ ...run, db: pglite }, rows, loads);
+      await migrate(target.db);
+      await runOn(target, rows, loads);
     } finally {
-      await pglite.close();
+      await target.db.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }
 
@@ -495,6 +518,8 @@ const bench: Bench = async (): Promise<BenchSection[]> => {
         'embeddings have. Recall@10: the share of the exact scan’s 10 nearest that the index returns, over ' +
         `${QUERIES} query vectors of the set; index lookup: the vector side alone (nearestMemoryIds), timed on ` +
         'those queries. Hybrid adds full text, which dominates at 100k (compare the BM25 row).',
+      'PGlite runs on a data dir, closed and opened again after the load as a restart would: it sizes its buffer ' +
+        'pool to the database at open (16–128 MB).',
       'Full text before: GIN index; memories matching every word first by ts_rank_cd; the any-word fallback runs ' +
         'only when fewer than `limit` memories match every word. After: BM25 with per-user idf (memory_term_stats, ' +
         'kept by triggers) and max-score pruning: the rarest terms’ memories, or those holding all common terms, ' +
