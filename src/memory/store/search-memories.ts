@@ -437,7 +437,12 @@ async function useVectorIndex(db: Database, userId: string, dimensions: number):
   return userRows * userRows >= INDEX_TUPLE_COST * CANDIDATES * indexRows;
 }
 
-/** HNSW candidate list size per scan step: recall against the exact scan is in the bench. */
+/**
+ * HNSW candidate list size per scan step. On clustered vectors (as embeddings are) recall@10
+ * against the exact scan is ~1.0 from 40 up; on structureless uniform vectors, the worst case,
+ * 200 reaches 0.85 at 100k and 500 0.96, at ~3 ms more per lookup on the clustered set too
+ * (bench/memory-search.bench.ts).
+ */
 const HNSW_EF_SEARCH = 200;
 
 /**
