@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Database, migrate, openPglite, openPostgres } from '../src/db/index.ts';
 import {
   buildVectorIndexes,
@@ -72,7 +75,46 @@ function vocabulary(): string[] {
  */
 const ZIPF_POWER = 2.5;
 
-async function load(db: Database, from: number, to: number, words: string[], withVectors: boolean) {
+/**
+ * Two sets of vectors. `uniform`: every coordinate uniform in [-0.5, 0.5), memories and queries
+ * alike: no structure at all, the worst case for an approximate index (every point is about as
+ * far from the query as its neighbours). `clustered`: memories drawn around CLUSTERS topic
+ * centroids with Gaussian noise and queries drawn the same way (a new text on a known topic), as
+ * real embeddings are: near-duplicates and topics, a query landing near what was stored.
+ */
+type Vectors = 'uniform' | 'clustered';
+const CLUSTERS = 300;
+/** Per-coordinate noise around a centroid (centroids' coordinates span [-0.5, 0.5)). */
+const CLUSTER_SPREAD = 0.15;
+
+const centroids = (() => {
+  const random = seeded(5);
+  return Array.from({ length: CLUSTERS }, () => Array.from({ length: DIMENSIONS }, () => random() - 0.5));
+})();
+
+/** A standard normal deviate (Box–Muller). */
+function gaussian(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+function queryVector(vectors: Vectors, random: () => number): number[] {
+  if (vectors === 'uniform') return Array.from({ length: DIMENSIONS }, () => random() - 0.5);
+  const centroid = centroids[Math.floor(random() * CLUSTERS)]!;
+  return centroid.map((value) => value + CLUSTER_SPREAD * gaussian(random));
+}
+
+/** The SQL of memory `g`'s embedding, drawn by the database; `$3` holds the centroids. */
+function embeddingSql(vectors: Vectors): string {
+  // `g` inside the subqueries makes Postgres evaluate them once per row.
+  if (vectors === 'uniform') {
+    return `ARRAY(SELECT random() - 0.5 + 0 * g FROM generate_series(1, ${DIMENSIONS}))::vector`;
+  }
+  return `($3::vector[])[1 + g % ${CLUSTERS}] + ARRAY(
+      SELECT ${CLUSTER_SPREAD} * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) + 0 * g
+      FROM generate_series(1, ${DIMENSIONS}))::vector`;
+}
+
+async function load(db: Database, from: number, to: number, words: string[], vectors: Vectors | null) {
   for (let start = from; start < to; start += INSERT_CHUNK) {
     const end = Math.min(to, start + INSERT_CHUNK) - 1;
     // `g` inside the subqueries makes Postgres evaluate them once per row.
@@ -86,23 +128,24 @@ async function load(db: Database, from: number, to: number, words: string[], wit
          (ARRAY['preference', 'fact', 'decision', 'goal', 'relationship', 'context', 'instruction'])[1 + g % 7],
          random()::real,
          md5(g::text),
-         ${withVectors ? '$6, now()' : 'NULL, NULL'}
+         ${vectors ? '$6, now()' : 'NULL, NULL'}
        FROM generate_series($4::int, $5::int) g`,
-      withVectors ? [USER, words, words.length, start, end, MODEL] : [USER, words, words.length, start, end],
+      vectors ? [USER, words, words.length, start, end, MODEL] : [USER, words, words.length, start, end],
     );
-    if (withVectors) {
+    if (vectors) {
       await db.query(
         `INSERT INTO memory_embeddings (memory_id, embedding)
-         SELECT 'm_bench_' || g,
-           ARRAY(SELECT random() - 0.5 + 0 * g FROM generate_series(1, ${DIMENSIONS}))::vector
+         SELECT 'm_bench_' || g, ${embeddingSql(vectors)}
          FROM generate_series($1::int, $2::int) g`,
-        [start, end],
+        vectors === 'clustered'
+          ? [start, end, centroids.map((centroid) => `[${centroid.join(',')}]`)]
+          : [start, end],
       );
     }
   }
   // No autovacuum on PGlite; and fresh statistics for the planner on both.
   await db.exec('VACUUM ANALYZE memory_entries');
-  if (withVectors) await db.exec('VACUUM ANALYZE memory_embeddings');
+  if (vectors) await db.exec('VACUUM ANALYZE memory_embeddings');
 }
 
 function queries(words: string[]): string[] {
@@ -113,12 +156,9 @@ function queries(words: string[]): string[] {
   );
 }
 
-function randomEmbedder(): QueryEmbedder {
+function randomEmbedder(vectors: Vectors): QueryEmbedder {
   const random = seeded(99);
-  return async () => ({
-    vector: Array.from({ length: DIMENSIONS }, () => random() - 0.5),
-    model: MODEL,
-  });
+  return async () => ({ vector: queryVector(vectors, random), model: MODEL });
 }
 
 type Row = Array<string | number>;
@@ -132,15 +172,24 @@ const MODE_LABELS: Record<Mode, string> = {
   hybrid_hnsw: 'hybrid, HNSW index',
 };
 
-async function measure(
-  db: Database,
-  backend: string,
-  size: number,
-  mode: Mode,
-  texts: string[],
-): Promise<Row> {
+/**
+ * One database measured: its label, the modes run, and the vectors its memories carry (none:
+ * full text only). `reopen`, where given, closes and opens it again after each load, as a
+ * restart would (PGlite sizes its buffer pool to the database at open).
+ */
+type Target = {
+  db: Database;
+  backend: string;
+  modes: Mode[];
+  vectors: Vectors | null;
+  reopen?: () => Promise<Database>;
+};
+
+async function measure(target: Target, size: number, mode: Mode, texts: string[]): Promise<Row> {
+  const { db, vectors } = target;
   const hybrid = mode === 'hybrid' || mode === 'hybrid_hnsw';
-  const embedder = hybrid ? randomEmbedder() : undefined;
+  if (hybrid && !vectors) throw new Error(`${mode} needs memories with vectors`);
+  const embedder = hybrid && vectors ? randomEmbedder(vectors) : undefined;
   let hits = 0;
   const run = async (query: string) => {
     if (mode === 'before') return (await searchBefore(db, USER, query, 10, true)).length;
@@ -161,53 +210,70 @@ async function measure(
     hits += await run(texts[WARMUP + index]!);
   });
   return [
-    backend,
+    target.backend,
     size.toLocaleString('en-US'),
     MODE_LABELS[mode],
+    hybrid && vectors ? vectors : '—',
     ms(percentile(durations, 50)),
     ms(percentile(durations, 95)),
     (hits / QUERIES).toFixed(1),
-    mode === 'hybrid_hnsw' ? (await vectorRecall(db)).toFixed(3) : '',
+    ...(mode === 'hybrid_hnsw' && vectors ? await indexColumns(db, vectors) : ['', '']),
   ];
 }
 
-/** Recall@10 of the HNSW index against the exact scan, over QUERIES random query vectors. */
-async function vectorRecall(db: Database): Promise<number> {
-  const random = seeded(1234);
-  let found = 0;
-  for (let index = 0; index < QUERIES; index++) {
-    const vector = Array.from({ length: DIMENSIONS }, () => random() - 0.5);
-    const exact = (await nearestMemoryIds(db, USER, vector, MODEL, { approximate: false })).slice(0, 10);
-    const approximate = new Set((await nearestMemoryIds(db, USER, vector, MODEL)).slice(0, 10));
-    found += exact.filter((id) => approximate.has(id)).length;
-  }
-  return found / (QUERIES * 10);
+async function indexColumns(db: Database, vectors: Vectors): Promise<string[]> {
+  const { recall, lookups } = await vectorRecall(db, vectors);
+  return [recall.toFixed(3), `${ms(percentile(lookups, 50))} / ${ms(percentile(lookups, 95))}`];
 }
 
-async function runOn(db: Database, backend: string, modes: Mode[], rows: Row[], loads: string[]) {
+/**
+ * The HNSW index alone, over QUERIES query vectors of the set: recall@10 against the exact scan
+ * and the latency of the index lookup (nearestMemoryIds, what the vector side of a search reads).
+ */
+async function vectorRecall(db: Database, vectors: Vectors): Promise<{ recall: number; lookups: number[] }> {
+  const random = seeded(1234);
+  let found = 0;
+  const lookups: number[] = [];
+  for (let index = 0; index < QUERIES; index++) {
+    const vector = queryVector(vectors, random);
+    const exact = (await nearestMemoryIds(db, USER, vector, MODEL, { approximate: false })).slice(0, 10);
+    const started = performance.now();
+    const approximate = new Set((await nearestMemoryIds(db, USER, vector, MODEL)).slice(0, 10));
+    lookups.push(performance.now() - started);
+    found += exact.filter((id) => approximate.has(id)).length;
+  }
+  return { recall: found / (QUERIES * 10), lookups };
+}
+
+async function runOn(target: Target, rows: Row[], loads: string[]) {
+  const { backend, modes, vectors } = target;
   const words = vocabulary();
   const texts = queries(words);
-  await db.query('INSERT INTO users (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [USER]);
+  const label = vectors ? `${backend} (${vectors} vectors)` : backend;
+  await target.db.query('INSERT INTO users (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [USER]);
   let loaded = 0;
   for (const size of SIZES) {
     const started = performance.now();
     // A bulk load goes faster into a table without the HNSW index; it is rebuilt below.
-    if (modes.includes('hybrid_hnsw')) await db.exec(`DROP INDEX IF EXISTS ${vectorIndexName(DIMENSIONS)}`);
-    await load(db, loaded, size, words, modes.includes('hybrid'));
+    if (modes.includes('hybrid_hnsw')) {
+      await target.db.exec(`DROP INDEX IF EXISTS ${vectorIndexName(DIMENSIONS)}`);
+    }
+    await load(target.db, loaded, size, words, vectors);
+    if (target.reopen) target.db = await target.reopen();
     loads.push(
-      `${backend}: ${(size - loaded).toLocaleString('en-US')} rows loaded (+ VACUUM ANALYZE) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `${label}: ${(size - loaded).toLocaleString('en-US')} rows loaded (+ VACUUM ANALYZE) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
     loaded = size;
     for (const mode of modes) {
       if (mode === 'hybrid_hnsw') {
         const building = performance.now();
-        const built = await buildVectorIndexes(db);
+        const built = await buildVectorIndexes(target.db);
         if (built.length === 0) throw new Error('the vector-index job built no index');
         loads.push(
-          `${backend}: HNSW index over ${size.toLocaleString('en-US')} embeddings built by the vector-index job in ${((performance.now() - building) / 1000).toFixed(1)} s`,
+          `${label}: HNSW index over ${size.toLocaleString('en-US')} embeddings built by the vector-index job in ${((performance.now() - building) / 1000).toFixed(1)} s`,
         );
       }
-      rows.push(await measure(db, backend, size, mode, texts));
+      rows.push(await measure(target, size, mode, texts));
     }
   }
 }
@@ -371,12 +437,26 @@ const bench: Bench = async (): Promise<BenchSection[]> => {
   const loads: string[] = [];
   const notes: string[] = [];
 
-  const pglite = await openPglite(null);
-  try {
-    await migrate(pglite);
-    await runOn(pglite, 'PGlite', ['before', 'full_text', 'hybrid', 'hybrid_hnsw'], rows, loads);
-  } finally {
-    await pglite.close();
+  // Full text and the worst case for the index on one database; the clustered set on a second.
+  const pgliteRuns: Array<Omit<Target, 'db'>> = [
+    { backend: 'PGlite', modes: ['before', 'full_text', 'hybrid', 'hybrid_hnsw'], vectors: 'uniform' },
+    { backend: 'PGlite', modes: ['hybrid', 'hybrid_hnsw'], vectors: 'clustered' },
+  ];
+  for (const run of pgliteRuns) {
+    // A data dir, as `steward start` has, reopened after each load.
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-memory-bench-'));
+    const target: Target = { ...run, db: await openPglite(dataDir) };
+    target.reopen = async () => {
+      await target.db.close();
+      return openPglite(dataDir);
+    };
+    try {
+      await migrate(target.db);
+      await runOn(target, rows, loads);
+    } finally {
+      await target.db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }
 
   const server = await serverAdmin();
@@ -392,7 +472,8 @@ const bench: Bench = async (): Promise<BenchSection[]> => {
         const modes: Mode[] = db.hasVector ? ['before', 'full_text', 'hybrid'] : ['before', 'full_text'];
         if (!db.hasVector)
           notes.push('The PostgreSQL server has no pgvector: only full-text mode runs there.');
-        await runOn(db, 'PostgreSQL server', modes, rows, loads);
+        const vectors = db.hasVector ? 'uniform' : null;
+        await runOn({ db, backend: 'PostgreSQL server', modes, vectors }, rows, loads);
       } finally {
         await db.close();
       }
@@ -410,16 +491,35 @@ const bench: Bench = async (): Promise<BenchSection[]> => {
       `searchMemories (what memory.search runs) for one user holding all memories, limit 10, ${QUERIES} ` +
       `queries of 2–3 words after ${WARMUP} warm-up queries; each search also updates accessed_at of what it returns. ` +
       `Synthetic memories of 8–14 words from a ${VOCABULARY_SIZE}-word vocabulary with a Zipf-like skew; ` +
-      `hybrid adds random ${DIMENSIONS}-dimension vectors inserted directly (no LLM) and a random query vector.`,
-    columns: ['backend', 'memories', 'mode', 'p50', 'p95', 'results/query', 'vector recall@10 vs exact'],
+      `hybrid adds ${DIMENSIONS}-dimension vectors inserted directly (no LLM) and a query vector of the same set ` +
+      '(vectors: see the notes).',
+    columns: [
+      'backend',
+      'memories',
+      'mode',
+      'vectors',
+      'p50',
+      'p95',
+      'results/query',
+      'vector recall@10 vs exact',
+      'index lookup p50 / p95',
+    ],
     rows,
     notes: [
       'Vectors have no fixed dimension (any embeddings model): the vector-index job builds one partial HNSW index ' +
         'per dimension count in use (m 16, ef_construction 64; on `embedding::vector(d)`), once it has 5,000 ' +
-        'embeddings; search then reads it with pgvector’s iterative scan (ef_search 200, relaxed order) and falls ' +
-        'back to the exact scan when the filters leave fewer than 50 rows. Recall@10: the share of the exact ' +
-        'scan’s 10 nearest that the index returns, over 60 random query vectors (uniform random 64-dimension ' +
-        'vectors are a hard case for HNSW; real embeddings cluster).',
+        'embeddings; search then reads it with pgvector’s iterative scan (ef_search 200, relaxed order) when the ' +
+        'user holds enough of the index for that to beat the exact scan, and falls back to the exact scan when the ' +
+        'filters leave fewer than 50 rows.',
+      `Two vector sets. Uniform: every coordinate uniform in [-0.5, 0.5), memories and queries alike — no ` +
+        'structure, every point about as far from the query as the next: the worst case for any approximate index. ' +
+        `Clustered: memories drawn around ${CLUSTERS} random centroids with Gaussian noise (σ ${CLUSTER_SPREAD} per ` +
+        'coordinate), queries drawn the same way (a new text on a known topic): topics and near neighbours, as real ' +
+        'embeddings have. Recall@10: the share of the exact scan’s 10 nearest that the index returns, over ' +
+        `${QUERIES} query vectors of the set; index lookup: the vector side alone (nearestMemoryIds), timed on ` +
+        'those queries. Hybrid adds full text, which dominates at 100k (compare the BM25 row).',
+      'PGlite runs on a data dir, closed and opened again after the load as a restart would: it sizes its buffer ' +
+        'pool to the database at open (16–128 MB).',
       'Full text before: GIN index; memories matching every word first by ts_rank_cd; the any-word fallback runs ' +
         'only when fewer than `limit` memories match every word. After: BM25 with per-user idf (memory_term_stats, ' +
         'kept by triggers) and max-score pruning: the rarest terms’ memories, or those holding all common terms, ' +

@@ -7,6 +7,7 @@ import {
   acquireDataDirLock,
   listMigrations,
   migrate,
+  openPglite,
   openPostgres,
   pendingMigrations,
   readLockOwner,
@@ -95,6 +96,30 @@ describeEachBackend('database', (getDb, backend, testDatabase) => {
     } else {
       await section('a');
       expect(order).toEqual(['a:in', 'a:out']);
+    }
+  });
+});
+
+describe('embedded database buffer pool', () => {
+  it('is small for a small database and grows with the database at the next open', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-pool-'));
+    const poolOf = async (db: Awaited<ReturnType<typeof openPglite>>) =>
+      (await db.query<{ shared_buffers: string }>('SHOW shared_buffers'))[0]?.shared_buffers;
+    let db = await openPglite(dataDir);
+    try {
+      expect(await poolOf(db)).toBe('16MB');
+      // ~40 MB of rows that do not compress.
+      await db.exec(
+        `CREATE TABLE filler AS SELECT g, (SELECT string_agg(md5(i || random()::text || g), '') FROM generate_series(1, 30) i) AS text
+         FROM generate_series(1, 40000) g`,
+      );
+      await db.close();
+      db = await openPglite(dataDir);
+      const mb = Number.parseInt((await poolOf(db)) ?? '', 10);
+      expect(mb).toBeGreaterThanOrEqual(40);
+      expect(mb).toBeLessThanOrEqual(128);
+    } finally {
+      await db.close();
     }
   });
 });

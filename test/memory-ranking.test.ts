@@ -282,16 +282,17 @@ describeEachBackend('memory ranking', (getDb) => {
         [userId, Array.from({ length: count }, (_, i) => `[${vectorOf(i).join(',')}]`)],
       );
     };
-    await load(big, 300);
+    // Enough of the index is the big user's for search to read it (useVectorIndex).
+    await load(big, 500);
     await load(small, 12);
     const exactBefore = await nearestMemoryIds(db, big, vectorOf(7), 'test/embed');
 
     expect(await buildVectorIndexes(db, { minRows: 1_000 })).toEqual([]);
     const built = await buildVectorIndexes(db, { minRows: 100 });
-    expect(built).toEqual([{ dimensions: dims, rows: 312, name: vectorIndexName(dims) }]);
+    expect(built).toEqual([{ dimensions: dims, rows: 512, name: vectorIndexName(dims) }]);
     // Idempotent: a second run builds nothing.
     expect(await buildVectorIndexes(db, { minRows: 100 })).toEqual([]);
-    // 312 rows: the planner would rather scan; with scans priced out it must find the index usable.
+    // 512 rows: the planner would rather scan; with scans priced out it must find the index usable.
     const plan = await db.transaction(async (tx) => {
       await tx.query('SET LOCAL enable_seqscan = off');
       return tx.query<{ 'QUERY PLAN': string }>(
@@ -310,8 +311,8 @@ describeEachBackend('memory ranking', (getDb) => {
     expect((await nearestMemoryIds(db, big, vectorOf(7), 'test/embed')).slice(0, 10)).toEqual(
       exactBefore.slice(0, 10),
     );
-    // The small user's 12 memories: the index scan finds fewer than 50, the exact scan answers,
-    // and nothing of the other user comes back.
+    // The small user's 12 memories, a sliver of the index: the exact scan answers, and nothing
+    // of the other user comes back.
     const mine = await nearestMemoryIds(db, small, vectorOf(3), 'test/embed');
     expect(mine).toHaveLength(12);
     expect(mine.every((id) => id.startsWith(`${small}_`))).toBe(true);

@@ -50,6 +50,6 @@ export {
   type BuiltVectorIndex,
   buildVectorIndexes,
   VECTOR_INDEX_MIN_ROWS,
-  vectorIndexExists,
   vectorIndexName,
+  vectorIndexRows,
 } from './vector-index.ts';

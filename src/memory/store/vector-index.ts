@@ -50,7 +50,7 @@ export async function buildVectorIndexes(
          WHERE vector_dims(embedding) = ${d}`,
       );
     });
-    knownIndexes.get(db)?.set(d, { exists: true, checkedAt: Date.now() });
+    knownIndexes.get(db)?.set(d, { rows: Number(rows), checkedAt: Date.now() });
     built.push({ dimensions: d, rows: Number(rows), name });
   }
   return built;
@@ -61,20 +61,28 @@ async function hasIndex(db: Database, name: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** How long search trusts "no index for d dimensions" before asking the catalog again. */
+/** How long search trusts what it read of an index (its absence, its size) before asking the catalog again. */
 const RECHECK_MS = 30_000;
-const knownIndexes = new WeakMap<Database, Map<number, { exists: boolean; checkedAt: number }>>();
+const knownIndexes = new WeakMap<Database, Map<number, { rows: number; checkedAt: number }>>();
 
-/** Whether the HNSW index for `dimensions` exists (cached per database; absence rechecked every 30 s). */
-export async function vectorIndexExists(db: Database, dimensions: number): Promise<boolean> {
+/**
+ * The rows the HNSW index for `dimensions` holds, as the catalog estimates them (refreshed by
+ * VACUUM and ANALYZE); 0 when there is no index. Cached per database for 30 s.
+ */
+export async function vectorIndexRows(db: Database, dimensions: number): Promise<number> {
   let known = knownIndexes.get(db);
   if (!known) {
     known = new Map();
     knownIndexes.set(db, known);
   }
   const cached = known.get(dimensions);
-  if (cached && (cached.exists || Date.now() - cached.checkedAt < RECHECK_MS)) return cached.exists;
-  const exists = await hasIndex(db, vectorIndexName(dimensions));
-  known.set(dimensions, { exists, checkedAt: Date.now() });
-  return exists;
+  if (cached && Date.now() - cached.checkedAt < RECHECK_MS) return cached.rows;
+  const found = await db.query<{ rows: number }>(
+    `SELECT greatest(c.reltuples, 1)::float8 AS rows FROM pg_class c
+     WHERE c.relname = $1 AND c.relkind = 'i'`,
+    [vectorIndexName(dimensions)],
+  );
+  const rows = Number(found[0]?.rows ?? 0);
+  known.set(dimensions, { rows, checkedAt: Date.now() });
+  return rows;
 }
