@@ -47,8 +47,22 @@ const GET_SKILL = toolFromZod(
   getSkillArgs,
 );
 
-/** The tools of each mode, sorted by name. `direct` mode adds one tool per skill elsewhere. */
+const toolsByMode = new Map<ChannelMode, readonly ToolDefinition[]>();
+
+/**
+ * The tools of each mode, sorted by name. `direct` mode adds one tool per skill elsewhere.
+ * Built once per mode (their JSON schemas never change while the process runs).
+ */
 export function orchestratorTools(mode: ChannelMode): ToolDefinition[] {
+  let tools = toolsByMode.get(mode);
+  if (!tools) {
+    tools = Object.freeze(buildOrchestratorTools(mode).map((tool) => Object.freeze(tool)));
+    toolsByMode.set(mode, tools);
+  }
+  return [...tools];
+}
+
+function buildOrchestratorTools(mode: ChannelMode): ToolDefinition[] {
   if (mode === 'multi_agent') {
     return sortTools([
       GET_SKILL,

@@ -211,11 +211,14 @@ export async function recentMessages(
   conversationId: string,
   options: { limit?: number; beforeId?: number; afterId?: number } = {},
 ): Promise<StoredMessage[]> {
-  const rows = await db.query<MessageRow>(
-    `SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
-     FROM messages WHERE conversation_id = $1 AND ($2::bigint IS NULL OR id < $2) AND id > $4
-     ORDER BY id DESC LIMIT $3`,
+  // One JSON value instead of a row per message: a turn reads hundreds of them, and decoding
+  // one document costs half as much as decoding every field of every row.
+  const [row] = await db.query<{ messages: MessageRow[] }>(
+    `SELECT coalesce(json_agg(recent ORDER BY recent.id), '[]'::json) AS messages FROM (
+       SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
+       FROM messages WHERE conversation_id = $1 AND ($2::bigint IS NULL OR id < $2) AND id > $4
+       ORDER BY id DESC LIMIT $3) recent`,
     [conversationId, options.beforeId ?? null, options.limit ?? 200, options.afterId ?? 0],
   );
-  return rows.reverse().map(toStoredMessage);
+  return (row?.messages ?? []).map(toStoredMessage);
 }
