@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { prefixTokens } from '../src/agents/context-builder.ts';
 import { directTools } from '../src/agents/direct-tools.ts';
 import { orchestratorTools } from '../src/agents/orchestrator-tools.ts';
@@ -10,6 +11,7 @@ import { backends } from '../test/support/db.ts';
 import { type FakeLlm, startFakeLlm } from '../test/support/fake-llm.ts';
 import { ROLE_MODELS, startTestSteward } from '../test/support/steward.ts';
 import { writeSyntheticSkills } from '../test/support/synthetic-skills.ts';
+import { baselineVersion } from './baseline.ts';
 import { type Bench, type BenchSection, ms, percentile, useBenchDatabase } from './lib.ts';
 
 const MODES: ChannelMode[] = ['multi_agent', 'single_loop', 'direct'];
@@ -49,7 +51,7 @@ function prefixSection(): BenchSection {
 }
 
 /** A 10-turn conversation where each turn looks up a skill page and answers: two orchestrator calls per turn. */
-async function cachingSection(fake: FakeLlm): Promise<BenchSection> {
+async function cachingSection(fake: FakeLlm, before: Before): Promise<BenchSection> {
   const steward = await startTestSteward('pglite', fake);
   fake.respondWith((request) => {
     if (request.body.model !== ROLE_MODELS.orchestrator)
@@ -93,6 +95,7 @@ async function cachingSection(fake: FakeLlm): Promise<BenchSection> {
       description:
         'Orchestrator calls against the fake LLM, which simulates Anthropic prompt caching at the cache_control breakpoints. Billed input in input-token equivalents under Anthropic pricing (read 0.1×, write 1.25× for 5 min or 2× for 1 h).',
       columns: [
+        'version',
         'calls',
         'prompt tokens',
         'cached',
@@ -103,7 +106,9 @@ async function cachingSection(fake: FakeLlm): Promise<BenchSection> {
         'saving, prefix 1 h',
       ],
       rows: [
+        ...before.rows('Prompt caching over a scripted 10-turn conversation'),
         [
+          'now',
           calls,
           prompt,
           cached,
@@ -125,8 +130,10 @@ async function cachingSection(fake: FakeLlm): Promise<BenchSection> {
   }
 }
 
-async function overheadSection(fake: FakeLlm): Promise<BenchSection> {
-  const rows: Array<Array<string | number>> = [];
+async function overheadSection(fake: FakeLlm, before: Before): Promise<BenchSection> {
+  const rows: Array<Array<string | number>> = before
+    .rows('Engine overhead per turn (instant model)')
+    .map((row) => [...row, '—', '—']);
   for (const backend of backends()) {
     const steward = await startTestSteward(backend, fake, { extraYaml: 'sentinel: { enabled: false }\n' });
     fake.respondWith((request) =>
@@ -147,6 +154,7 @@ async function overheadSection(fake: FakeLlm): Promise<BenchSection> {
         engine.push(took - (fake.handlingMs - modelBefore));
       }
       rows.push([
+        'now',
         backend,
         durations.length,
         ms(percentile(durations, 50)),
@@ -163,19 +171,64 @@ async function overheadSection(fake: FakeLlm): Promise<BenchSection> {
     title: 'Engine overhead per turn (instant model)',
     description:
       'Wall time of one turn whose single orchestrator call answers at once from the fake LLM over loopback HTTP: storing the message, the turn and the reply, building the context, recording usage. 100 turns after 20 warm-up turns. "Engine" takes out the time the fake model spends answering in the same process (reading the request, simulating prompt caching, writing the reply): what remains is Steward, its database and the HTTP client.',
-    columns: ['backend', 'turns', 'turn p50', 'turn p99', 'engine p50', 'engine p99'],
+    columns: ['version', 'backend', 'turns', 'turn p50', 'turn p99', 'engine p50', 'engine p99'],
     rows,
     notes: [
+      "Goal (issue #10): engine p50 ≤ 5 ms and p99 ≤ 20 ms (≤ 10 ms p50 first). Where the rest goes, from a CPU profile of this loop (`node --cpu-prof`): about half is PostgreSQL executing the statements inside PGlite's WebAssembly, a quarter PGlite's JavaScript side (protocol encoding and row decoding), the rest the OpenAI client and HTTP, and Steward's own code (context, events, token counts) a few tenths of a millisecond. Reaching 5 ms needs fewer statements again (the usage total and the user read could come from memory) or a cache of the history between turns.",
       'Each turn runs eleven statements (user, conversation, turn insert, open and paused turns, history, memory term statistics, claim, LLM call record, reply, usage total, turn end). On PGlite every statement is one protocol exchange with a prepared statement (src/db/pglite-query.ts).',
     ],
   };
+}
+
+/** A section's data rows from a bench run's markdown, by title. */
+type Before = { rows(title: string): string[][] };
+
+/**
+ * "Before": the baseline commit's own agents bench, run in its checkout in this same run (its
+ * fake model, its engine), so the caching and overhead tables show both versions. Empty when
+ * the baseline cannot be prepared or its bench fails.
+ */
+function baselineAgentsBench(): Before {
+  const baseline = baselineVersion();
+  let markdown = '';
+  if (baseline) {
+    try {
+      markdown = execFileSync(baseline.node, ['bench/run.ts', 'agents'], {
+        cwd: baseline.root,
+        encoding: 'utf8',
+        timeout: 900_000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+    } catch (error) {
+      process.stderr.write(`bench: the baseline's agents bench failed: ${(error as Error).message}\n`);
+    }
+  }
+  const sections = new Map<string, string[][]>();
+  let title = '';
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('## ')) {
+      title = line.slice(3).trim();
+      sections.set(title, []);
+    } else if (line.startsWith('|') && !line.startsWith('|---')) {
+      sections.get(title)?.push(
+        line
+          .slice(1, -1)
+          .split('|')
+          .map((cell) => cell.trim()),
+      );
+    }
+  }
+  const label = baseline?.label ?? 'before';
+  // The first row of each table is its header.
+  return { rows: (name) => (sections.get(name) ?? []).slice(1).map((row) => [label, ...row]) };
 }
 
 const bench: Bench = async () => {
   await useBenchDatabase();
   const fake = await startFakeLlm();
   try {
-    return [prefixSection(), await cachingSection(fake), await overheadSection(fake)];
+    const before = baselineAgentsBench();
+    return [prefixSection(), await cachingSection(fake, before), await overheadSection(fake, before)];
   } finally {
     await fake.close();
   }

@@ -212,6 +212,8 @@ const bench: Bench = async () => {
             ? 'The baseline checkout could not be prepared, so only this tree is shown.'
             : 'The baseline is checked out with its own dependencies into a temporary directory.',
           'The round trip includes HTTP on loopback both ways and the fake model in the bench process; the engine alone is the "Engine overhead per turn" section.',
+          "Goals (issue #10): start-up ≤ 1.5 s on a new data dir and on restart; RSS idle ≤ 200 MB on the embedded database. A start is about 1.1 s of CPU: loading the modules (the compile cache skips type stripping and compiling on later starts), PGlite compiling PostgreSQL's WebAssembly and starting it (~0.3 s), pg-boss and the rest. A new data dir also unpacks the database template, which leaves the first process larger than a restarted one.",
+          "Resident memory at idle is about a quarter the node binary's own pages, a quarter the JavaScript heap, the rest PGlite (its WebAssembly memory and code) and native allocations.",
         ],
       },
       {
@@ -223,6 +225,7 @@ const bench: Bench = async () => {
         notes: [
           `From the first sample after turns began to the last: ${(((last - first) / first) * 100).toFixed(1)} % (goal: flat within ±10 %).`,
           `From the sample at a tenth of the run (${settled[0]} turns, once the heap has grown to its working size) to the last: ${(((last - settled[1]!) / settled[1]!) * 100).toFixed(1)} %.`,
+          "The JavaScript heap alive after a full collection does not grow (heap snapshots 400 turns apart differ by 0.3 MB; the dashboard keeps a turn's events for 60 s after it ends). Resident memory rises while V8 grows the heap to its working size under back-to-back turns and the C allocator keeps freed buffers, then stays level.",
           'BENCH_SOAK_TURNS sets the length.',
         ],
       },
