@@ -69,8 +69,11 @@ export async function queueOutbound(db: Queryable, parts: NewOutbound[]): Promis
   const ids: number[] = [];
   for (const part of parts) {
     const rows = await db.query<{ id: number }>(
-      `INSERT INTO outbox_messages (dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, audio, audio_type)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
+      // Due at once, to the millisecond: the sender compares with its own clock's milliseconds, and
+      // a row stamped later in the same millisecond would otherwise wait for its next pass.
+      `INSERT INTO outbox_messages (dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, audio, audio_type, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, date_trunc('milliseconds', now()))
+       ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
       [
         part.dedupeKey,
         part.channel,
