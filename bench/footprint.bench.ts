@@ -212,7 +212,7 @@ const bench: Bench = async () => {
             ? 'The baseline checkout could not be prepared, so only this tree is shown.'
             : 'The baseline is checked out with its own dependencies into a temporary directory.',
           'The round trip includes HTTP on loopback both ways and the fake model in the bench process; the engine alone is the "Engine overhead per turn" section.',
-          "Goals (issue #10): start-up ≤ 1.5 s on a new data dir and on restart; RSS idle ≤ 200 MB on the embedded database. A start is about 1.1 s of CPU: loading the modules (the compile cache skips type stripping and compiling on later starts), PGlite compiling PostgreSQL's WebAssembly and starting it (~0.3 s), pg-boss and the rest. A new data dir also unpacks the database template, which leaves the first process larger than a restarted one.",
+          "Goals (issue #10): start-up ≤ 1.5 s on a new data dir and on restart; RSS idle ≤ 200 MB on the embedded database. A start is about 1.1 s of CPU: loading the modules (the compile cache skips type stripping and compiling on later starts), PGlite compiling PostgreSQL's WebAssembly and starting it (~0.3 s), pg-boss and the rest. A new data dir starts as a copy of the database template built by `npm install`.",
           "Resident memory at idle is about a quarter the node binary's own pages, a quarter the JavaScript heap, the rest PGlite (its WebAssembly memory and code) and native allocations.",
         ],
       },

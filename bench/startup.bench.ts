@@ -29,7 +29,7 @@ const bench: Bench = async () => {
       ['existing (restart)', ms(percentile(again, 50)), ms(Math.max(...again))],
     ],
     notes: [
-      'A new data dir unpacks the embedded-database template built by `npm install` instead of running initdb.',
+      'A new data dir starts as a copy of the embedded-database cluster `npm install` builds (every migration applied) instead of running initdb.',
     ],
   };
 };

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import {
   pendingMigrations,
   readLockOwner,
 } from '../src/db/index.ts';
+import { copyTemplateDir, templateDirPath } from '../src/db/pglite-template.ts';
 import { DataDirLockedError } from '../src/errors.ts';
 import { describeEachBackend } from './support/db.ts';
 
@@ -100,6 +101,31 @@ describeEachBackend('database', (getDb, backend, testDatabase) => {
   });
 });
 
+describe('new data dirs from the template', () => {
+  it('start as a copy of the unpacked template, already migrated, with nothing left over', async () => {
+    expect(existsSync(path.join(templateDirPath(), 'PG_VERSION'))).toBe(true);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-template-'));
+    const db = await openPglite(dataDir);
+    try {
+      expect(await pendingMigrations(db)).toEqual([]);
+      expect(await db.query('SELECT count(*)::int AS n FROM users')).toEqual([{ n: 1 }]);
+    } finally {
+      await db.close();
+    }
+    expect(readdirSync(dataDir).filter((name) => name.includes('.tmp'))).toEqual([]);
+  });
+
+  it('never copies over files already in the directory', () => {
+    const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-template-')), 'db');
+    expect(copyTemplateDir(dir)).toBe(true);
+    expect(existsSync(path.join(dir, 'PG_VERSION'))).toBe(true);
+    const busy = mkdtempSync(path.join(os.tmpdir(), 'steward-template-'));
+    writeFileSync(path.join(busy, 'something'), 'x');
+    expect(copyTemplateDir(busy)).toBe(false);
+    expect(readdirSync(busy)).toEqual(['something']);
+  });
+});
+
 describe('embedded database buffer pool', () => {
   it('is small for a small database and grows with the database at the next open', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-pool-'));
@@ -107,7 +133,8 @@ describe('embedded database buffer pool', () => {
       (await db.query<{ shared_buffers: string }>('SHOW shared_buffers'))[0]?.shared_buffers;
     let db = await openPglite(dataDir);
     try {
-      expect(await poolOf(db)).toBe('16MB');
+      // A new data dir is a copy of the empty template cluster (catalogs and indexes, ~25 MB).
+      expect(Number.parseInt((await poolOf(db)) ?? '', 10)).toBeLessThanOrEqual(32);
       // ~40 MB of rows that do not compress.
       await db.exec(
         `CREATE TABLE filler AS SELECT g, (SELECT string_agg(md5(i || random()::text || g), '') FROM generate_series(1, 30) i) AS text

@@ -1,12 +1,12 @@
 // Run by `npm install` (postinstall): prepares the embedded database template so that the
 // first `npm start` on a new data dir is quick. Failing here never fails the install.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PgBossQueue } from '../jobs/index.ts';
 import { silentLogger } from '../logging/index.ts';
 import { openPglite } from './client.ts';
 import { migrate } from './migrate.ts';
-import { forgetPgliteTemplate, templatePath } from './pglite-template.ts';
+import { forgetPgliteTemplate, templateDirPath, templatePath } from './pglite-template.ts';
 
 export async function buildPgliteTemplate(): Promise<string> {
   const file = templatePath();
@@ -23,10 +23,24 @@ export async function buildPgliteTemplate(): Promise<string> {
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
     renameSync(partial, file);
     forgetPgliteTemplate();
+    await unpackTemplate();
     return file;
   } finally {
     await database.close();
   }
+}
+
+/** The tarball unpacked once into a directory, which new data dirs on disk copy. */
+async function unpackTemplate(): Promise<void> {
+  const dir = templateDirPath();
+  const staging = `${dir}.${process.pid}.tmp`;
+  rmSync(staging, { recursive: true, force: true });
+  // openPglite puts the cluster in `<data dir>/db`, from the tarball (no directory template yet).
+  const database = await openPglite(staging);
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(path.join(staging, 'db'), dir);
+  rmSync(staging, { recursive: true, force: true });
 }
 
 if (import.meta.main) {

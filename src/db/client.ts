@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { StewardError } from '../errors.ts';
 import { pgliteQuery } from './pglite-query.ts';
-import { pgliteTemplate } from './pglite-template.ts';
+import { copyTemplateDir, pgliteTemplate } from './pglite-template.ts';
 import { statementName } from './statement-name.ts';
 
 export type Row = Record<string, unknown>;
@@ -85,8 +85,13 @@ export async function openPglite(
     dir = path.join(dataDir, 'db');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
-  // A new cluster starts from the prebuilt template instead of running initdb (seconds faster).
-  const fresh = dir === undefined || !existsSync(path.join(dir, 'PG_VERSION'));
+  // A new cluster starts from the prebuilt template instead of running initdb (seconds faster):
+  // on disk a copy of the unpacked template, else (in memory, or no copy) the tarball.
+  let fresh = dir === undefined || !existsSync(path.join(dir, 'PG_VERSION'));
+  if (fresh && dir !== undefined && options.template !== false && copyTemplateDir(dir)) {
+    chmodSync(dir, 0o700);
+    fresh = false;
+  }
   const template = fresh && options.template !== false ? pgliteTemplate() : null;
   const client = await PGlite.create(dir, {
     ...(template ? { loadDataDir: template } : {}),

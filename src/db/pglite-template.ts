@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,6 +37,35 @@ function templateKey(): string {
  */
 export function templatePath(): string {
   return path.join(ROOT, 'node_modules', '.cache', 'steward', `pglite-template-${templateKey()}.tar.gz`);
+}
+
+/**
+ * The same cluster unpacked into a directory, for new data dirs on disk: copying its files is
+ * much quicker than PGlite unpacking the tarball file by file.
+ */
+export function templateDirPath(): string {
+  return path.join(ROOT, 'node_modules', '.cache', 'steward', `pglite-template-${templateKey()}`);
+}
+
+/**
+ * Makes `dir` (missing or empty) a copy of the template directory, atomically: a crash leaves
+ * either no cluster or a whole one. False when there is no template directory for this code or
+ * `dir` holds files (the caller then falls back to the tarball).
+ */
+export function copyTemplateDir(dir: string): boolean {
+  const template = templateDirPath();
+  if (!existsSync(path.join(template, 'PG_VERSION'))) return false;
+  if (existsSync(dir) && readdirSync(dir).length > 0) return false;
+  const partial = `${dir}.template-${process.pid}.tmp`;
+  try {
+    cpSync(template, partial, { recursive: true });
+    if (existsSync(dir)) rmdirSync(dir);
+    renameSync(partial, dir);
+    return true;
+  } catch {
+    rmSync(partial, { recursive: true, force: true });
+    return false;
+  }
 }
 
 let cached: Blob | null | undefined;
