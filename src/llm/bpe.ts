@@ -1,4 +1,12 @@
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { createRequire } from 'node:module';
+
+type Ranks = { bpe_ranks: string; pat_str: string };
+
+/** The o200k_base ranks (a 2 MB module), loaded on the first count rather than at start-up. */
+function loadRanks(): Ranks {
+  // `require` gets the package's CommonJS build: the ranks object itself.
+  return createRequire(import.meta.url)('js-tiktoken/ranks/o200k_base') as Ranks;
+}
 
 /*
  * Byte-pair encoding over OpenAI's o200k_base ranks, written for counting: js-tiktoken's own
@@ -25,6 +33,7 @@ let byRank: Map<number, string> | null = null;
 function load(): Encoding {
   if (encoding) return encoding;
   const ranks = new Map<string, number>();
+  const o200kBase = loadRanks();
   const text = o200kBase.bpe_ranks;
   // Lines of "<name> <first rank> <base64 token> <base64 token> …".
   let lineStart = 0;
