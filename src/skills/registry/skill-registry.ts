@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { type Logger, silentLogger } from '../../logging/index.ts';
@@ -35,6 +35,7 @@ export class SkillRegistry {
   #current: SkillSnapshot | null = null;
   #version = 0;
   #watcher: FSWatcher | null = null;
+  #poller: NodeJS.Timeout | null = null;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(options: SkillRegistryOptions) {
@@ -87,22 +88,41 @@ export class SkillRegistry {
 
   /** Starts watching every root (creating missing user roots); resolves once the watcher is ready. */
   async watch(): Promise<void> {
-    if (this.#watcher) return;
+    if (this.#watcher || this.#poller) return;
     // 0700: a user skills dir usually sits in the private data dir, which this may create.
     for (const root of this.#roots)
       if (root.source === 'user') mkdirSync(root.dir, { recursive: true, mode: 0o700 });
     if (!this.#current) this.load();
+    if (this.#pollMs > 0) {
+      this.#startPolling();
+      return;
+    }
     const dirs = this.#roots.filter((root) => existsSync(root.dir)).map((root) => root.dir);
     const watcher = watch(dirs, {
       ignoreInitial: true,
       depth: 5,
-      ...(this.#pollMs > 0 ? { usePolling: true, interval: this.#pollMs, binaryInterval: this.#pollMs } : {}),
       ignored: (file, stats) => Boolean(stats?.isFile()) && !file.endsWith('.md'),
     });
     this.#watcher = watcher;
     watcher.on('all', () => this.#scheduleReload());
     watcher.on('error', (error) => this.#logger.warn({ err: error }, 'skill watcher error'));
     await new Promise<void>((resolve) => watcher.once('ready', resolve));
+  }
+
+  /**
+   * Polling (a network volume): every pollMs, the list of skill files with their sizes and
+   * modification times; any difference reloads. Stat calls only, so a large folder costs little.
+   */
+  #startPolling(): void {
+    const dirs = this.#roots.map((root) => root.dir);
+    let seen = skillFilesFingerprint(dirs);
+    this.#poller = setInterval(() => {
+      const now = skillFilesFingerprint(dirs);
+      if (now === seen) return;
+      seen = now;
+      this.#scheduleReload();
+    }, this.#pollMs);
+    this.#poller.unref();
   }
 
   /** Calls `listener` after every reload. Returns a function that unsubscribes it. */
@@ -114,6 +134,8 @@ export class SkillRegistry {
   async close(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#poller) clearInterval(this.#poller);
+    this.#poller = null;
     const watcher = this.#watcher;
     this.#watcher = null;
     await watcher?.close();
@@ -122,10 +144,10 @@ export class SkillRegistry {
   // The first event starts the clock; later ones ride along, so a change is live within
   // debounceMs plus one load however busy the folder is.
   #scheduleReload(): void {
-    if (this.#timer || !this.#watcher) return;
+    if (this.#timer || !(this.#watcher || this.#poller)) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      if (!this.#watcher) return;
+      if (!(this.#watcher || this.#poller)) return;
       try {
         this.load();
       } catch (error) {
@@ -146,4 +168,23 @@ export class SkillRegistry {
       else this.#logger.info(fields, `skill file warning: ${diagnostic.message}`);
     }
   }
+}
+
+/** Every skill file (.md) under `dirs` with its size and modification time, as one string. */
+function skillFilesFingerprint(dirs: readonly string[]): string {
+  const files: string[] = [];
+  for (const dir of dirs) {
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.md')) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      try {
+        const stats = statSync(file);
+        files.push(`${file}\u0000${stats.size}\u0000${stats.mtimeMs}`);
+      } catch {
+        // Removed between the listing and the stat: the next poll sees it gone.
+      }
+    }
+  }
+  return files.sort().join('\n');
 }
