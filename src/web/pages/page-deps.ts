@@ -3,6 +3,7 @@ import type { ChannelStatus, PairingApproval, PairingRequest } from '../../chann
 import type { Database } from '../../db/index.ts';
 import type { InboundRateLimiter } from '../../security/index.ts';
 import type { SkillSnapshot } from '../../skills/index.ts';
+import type { ScheduleView } from '../../workflows/index.ts';
 import type { WebSession } from '../sessions.ts';
 
 export type PageDeps = {
@@ -26,17 +27,8 @@ export type PageDeps = {
   now?: () => Date;
 };
 
-export type ScheduleRow = {
-  name: string;
-  skill: string;
-  user: string;
-  description: string;
-  schedule: string;
-  timezone: string;
-  next_run: string | null;
-  last_run: string | null;
-  last_status: string | null;
-};
+/** A schedule as the dashboard lists it: `steward schedules --json`'s row. */
+export type ScheduleRow = ScheduleView;
 
 /** Whose data a session sees: its own user's, or everyone's (null) for the owner. */
 export const scope = (session: WebSession): string | null => (session.owner ? null : session.userId);
