@@ -81,7 +81,6 @@ export {
   interruptTurn,
   latestStartedTurn,
   type NewTurn,
-  openTurns,
   queueTurn,
   requeueTurn,
   setTurnState,

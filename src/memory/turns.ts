@@ -182,15 +182,6 @@ export async function claimTurn(
   return rows[0]?.message_id ?? null;
 }
 
-/** Turns of a conversation still queued or running, up to `throughSeq`, oldest first. */
-export async function openTurns(
-  db: Queryable,
-  conversationId: string,
-  throughSeq: number,
-): Promise<TurnRecord[]> {
-  return (await turnsToRun(db, conversationId, throughSeq)).open;
-}
-
 /**
  * In one round trip: the conversation's queued or running turns up to `throughSeq`, in order,
  * and its latest turn that has ended (a paused one may be resumed by the next).
