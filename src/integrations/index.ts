@@ -39,6 +39,7 @@ export type {
   OutgoingEmail,
 } from './email/email-types.ts';
 export { GOOGLE_SCOPES, googleAuthClient } from './google/google-auth.ts';
+export { htmlToReadableText } from './html-text.ts';
 export {
   type IntegrationSettings,
   Integrations,
