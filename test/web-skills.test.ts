@@ -1,6 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dailyWebCalls } from '../src/integrations/index.ts';
+import { type AuthEnv, createServerApp, usageRoutes } from '../src/server/index.ts';
+import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { backends } from './support/db.ts';
 import { makePdf } from './support/documents.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -406,6 +409,33 @@ for (const backend of backends()) {
         } finally {
           reconfigure(webYaml(braveYaml()));
         }
+      });
+
+      it('GET /api/usage lists web calls beside the LLM days, each user seeing only their own', async () => {
+        await ensureUser(steward.db.database, 'budgeted');
+        const api = new Hono<AuthEnv>();
+        api.route('/', usageRoutes({ database: steward.db.database }));
+        const app = createServerApp({
+          database: steward.db.database,
+          logger: steward.runtime.logger,
+          config: () => steward.runtime.config.get(),
+          api,
+        });
+        const usage = async (token?: string) =>
+          (await (
+            await app.request('/api/usage?days=1', {
+              headers: token ? { authorization: `Bearer ${token}` } : {},
+            })
+          ).json()) as { days: unknown[]; web_calls: Array<{ user: string; calls: number }> };
+        const everyone = await usage();
+        expect(everyone.days).toEqual([]);
+        expect(everyone.web_calls.map((row) => row.user)).toEqual(
+          expect.arrayContaining(['budgeted', 'someone-else']),
+        );
+        const { token } = await createApiToken(steward.db.database, 'budgeted');
+        expect((await usage(token)).web_calls).toEqual([
+          expect.objectContaining({ user: 'budgeted', calls: 3 }),
+        ]);
       });
 
       it('never lets concurrent calls past the limit', async () => {

@@ -29,8 +29,8 @@ export async function webChecks(settings: WebSettings, fetchImpl?: typeof fetch)
       {
         name: 'web search',
         ok: true,
-        detail: 'off: web.search answers with how to configure a provider',
-        fix: 'set BRAVE_SEARCH_API_KEY (Brave Search API) or SEARXNG_URL (self-hosted SearXNG)',
+        detail:
+          'off: web.search answers with how to configure a provider (set BRAVE_SEARCH_API_KEY, or SEARXNG_URL for a self-hosted SearXNG)',
       },
       fetchCheck,
     ];
@@ -47,12 +47,11 @@ export async function webChecks(settings: WebSettings, fetchImpl?: typeof fetch)
       fetchCheck,
     ];
   } catch (error) {
-    const message = errorMessage(error);
     return [
       {
         name: 'web search',
         ok: false,
-        detail: `${provider.name}: ${message}`,
+        detail: errorMessage(error),
         fix:
           error instanceof ProviderError && error.issue === 'auth'
             ? 'see the message above'
