@@ -279,6 +279,20 @@ for (const backend of backends()) {
         expect(slow.content).toBe(
           `Not fetched: ${site.url}/slow did not answer in full within 1.5 s (web.fetch_timeout_ms).`,
         );
+        reconfigure(
+          webYaml(braveYaml()).replace(
+            `"127.0.0.1:${sitePort()}"`,
+            `"127.0.0.1:${sitePort()}", "127.0.0.1:9"`,
+          ),
+        );
+        try {
+          const closed = await run('web.fetch --url http://127.0.0.1:9/');
+          expect(closed.content).toBe(
+            'Not fetched: 127.0.0.1:9 could not be reached (connect ECONNREFUSED 127.0.0.1:9).',
+          );
+        } finally {
+          reconfigure(webYaml(braveYaml()));
+        }
         const text = await run(`web.fetch --url ${site.url}/notes.txt`);
         expect(text.content).toContain('(text)');
         expect(text.content).toContain('Bring: passport, tickets.');

@@ -68,7 +68,6 @@ export { serviceAccountCredentials } from './google/google-auth.ts';
 export { runGoogleOAuthFlow } from './google/oauth-flow.ts';
 export { webChecks } from './web/doctor-check.ts';
 export { type PageText, pageText } from './web/page-text.ts';
-export { SEARCH_NOT_CONFIGURED } from './web/search-provider.ts';
 export type { Freshness, WebSearchProvider, WebSearchResult } from './web/search-types.ts';
 export { WebAccess } from './web/web-access.ts';
 export { dailyWebCalls, type WebCallsDay } from './web/web-budget.ts';

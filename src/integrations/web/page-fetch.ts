@@ -76,14 +76,11 @@ export async function fetchPage(url: URL, options: PageFetchOptions): Promise<Pa
         ok: false,
         reason: `${current.href} did not answer in full within ${web.fetch_timeout_ms / 1000} s (web.fetch_timeout_ms)`,
       };
-    const code = (error as { code?: unknown }).code;
+    const own = (error as { code?: unknown }).code;
     const cause = (error as { cause?: { code?: unknown } }).cause?.code;
-    const detail = [
-      typeof code === 'string' ? code : typeof cause === 'string' ? cause : null,
-      errorMessage(error),
-    ]
-      .filter(Boolean)
-      .join(': ');
+    const code = typeof own === 'string' ? own : typeof cause === 'string' ? cause : null;
+    const message = errorMessage(error);
+    const detail = code && !message.includes(code) ? `${code}: ${message}` : message;
     return { ok: false, reason: `${current.host} could not be reached (${detail})` };
   };
   try {

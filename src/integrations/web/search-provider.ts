@@ -6,7 +6,7 @@ import { SearxngSearch } from './searxng-search.ts';
 
 /** What web.search answers when no provider is configured. */
 export const SEARCH_NOT_CONFIGURED =
-  'Web search is not configured. Set BRAVE_SEARCH_API_KEY (a Brave Search API key) or SEARXNG_URL (a self-hosted SearXNG with the json format enabled), in the environment or as web.brave.api_key / web.searxng.url in steward.yaml, then restart Steward. web.fetch works without either.';
+  'Web search is not configured. Set BRAVE_SEARCH_API_KEY (a Brave Search API key) or SEARXNG_URL (a self-hosted SearXNG with the json format enabled) in the environment and restart Steward, or set web.brave.api_key or web.searxng.url in steward.yaml (applies without a restart). web.fetch works without either.';
 
 /** The configured search provider: Brave when its key is set, else SearXNG when its URL is, else why there is none. */
 export function webSearchProvider(
