@@ -6,6 +6,7 @@ import { fileHandlers } from './files/index.ts';
 import { memoryHandlers } from './memory/index.ts';
 import { profileHandlers } from './profile/index.ts';
 import { taskHandlers } from './tasks/index.ts';
+import { webHandlers } from './web/index.ts';
 import { workflowHandlers } from './workflow/build.ts';
 
 /** Every built-in handler, registered under its skill name. */
@@ -20,6 +21,7 @@ export function builtinHandlers(): Map<string, SkillHandler> {
     ...crmHandlers,
     ...fileHandlers,
     ...workflowHandlers,
+    ...webHandlers,
   ]) {
     if (handlers.has(handler.name)) throw new Error(`two handlers named ${handler.name}`);
     handlers.set(handler.name, handler);
