@@ -1,7 +1,9 @@
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
-import { silentLogger } from '../src/logging/index.ts';
+import { createLogger, silentLogger } from '../src/logging/index.ts';
 import { mcpHttpRoutes } from '../src/mcp/index.ts';
 import {
   type AuthEnv,
@@ -9,8 +11,10 @@ import {
   chatRoutes,
   createServerApp,
   isLoopbackHost,
+  listen,
   runRoutes,
   tokenRoutes,
+  voiceRoutes,
 } from '../src/server/index.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -272,5 +276,58 @@ describe('token guessing', () => {
     ).toBe(200);
     expect((await mcp(guarded, OWNER_TOKEN)).status).toBe(200);
     expect((await metrics(guarded, OWNER_TOKEN)).status).toBe(200);
+  });
+});
+
+describe('aborted uploads', () => {
+  it('logs a request its client cut off once, below error level and without a stack', async () => {
+    let logs = '';
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        logs += String(chunk);
+        done();
+      },
+    });
+    const config = loadConfig({
+      env: { STEWARD_API_TOKEN: OWNER_TOKEN, STEWARD_CONFIG: steward.config.configPath! },
+      cwd: process.cwd(),
+    });
+    const api = new Hono<AuthEnv>();
+    api.route(
+      '/',
+      voiceRoutes({ engine: steward.runtime.engine, voice: steward.runtime.voice, config: () => config }),
+    );
+    const app = createServerApp({
+      database: steward.db.database,
+      logger: createLogger({ level: 'debug', destination, secrets: () => [] }),
+      config: () => config,
+      api,
+    });
+    const server = await listen(app, { host: '127.0.0.1', port: 0, apiToken: OWNER_TOKEN });
+    try {
+      for (const framing of ['content-length: 500000', 'transfer-encoding: chunked']) {
+        const socket = connect(server.port, '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(
+          `POST /api/voice HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${OWNER_TOKEN}\r\n` +
+            `content-type: audio/ogg\r\n${framing}\r\n\r\n`,
+        );
+        const part = `OggS${'a'.repeat(4000)}`;
+        socket.write(framing.startsWith('transfer') ? `${part.length.toString(16)}\r\n${part}\r\n` : part);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        socket.destroy();
+      }
+      await expect.poll(() => logs.match(/request aborted by the client/g)?.length ?? 0).toBe(2);
+      const lines = logs
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const aborted = lines.filter((line) => line.msg === 'request aborted by the client');
+      expect(aborted.map((line) => line.level)).toEqual([30, 30]);
+      expect(JSON.stringify(aborted)).not.toContain('stack');
+      expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
 import type { FailureThrottle } from '../security/index.ts';
 import { VOICE_UPLOAD_PATH } from './api-voice.ts';
@@ -102,6 +103,11 @@ export function createServerApp(deps: ServerDeps): Hono {
   app.onError((error, c) => {
     // A body read past its limit: the limit middleware answers 413.
     if (bodyOverflowed(c)) return c.body(null, 413);
+    if (c.req.raw.signal.aborted) {
+      // The client went away mid-request (an upload cut off): nothing broke, nobody to answer.
+      deps.logger.info({ path: c.req.path, reason: errorMessage(error) }, 'request aborted by the client');
+      return c.body(null, 400);
+    }
     deps.logger.error({ err: error, path: c.req.path }, 'request failed');
     return c.json({ error: 'internal', message: 'Internal error; see the server log.' }, 500);
   });
