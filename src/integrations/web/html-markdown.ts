@@ -1,7 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
+import { NodeHtmlMarkdown } from 'node-html-markdown';
 import { parse, serialize } from 'parse5';
-import TurndownService from 'turndown';
 
 /** The readable part of an HTML page, as markdown, with what the page says about itself. */
 export type ReadablePage = {
@@ -39,7 +39,7 @@ const NOISE =
 
 /**
  * Turns an HTML page into markdown: Mozilla's Readability (Firefox Reader View) finds the main
- * text, Turndown converts it. Links and images are made absolute against `pageUrl`; script
+ * text, node-html-markdown converts it. Links and images are made absolute against `pageUrl`; script
  * links are dropped. A page without a recognisable article (a table of train times, a short
  * notice) is converted whole, minus scripts, styles and forms.
  */
@@ -60,12 +60,12 @@ export function htmlToMarkdown(source: string, pageUrl: string): ReadablePage {
   const converter = markdownConverter();
   const found = article?.content && (article.textContent ?? '').trim().length >= MIN_ARTICLE_CHARS;
   let markdown: string;
-  if (found) markdown = converter.turndown(article!.content!);
+  if (found) markdown = converter.translate(article!.content!);
   else {
     const whole = parseHTML(html).document as unknown as DomDocument;
     absolutize(whole, pageUrl);
     for (const element of [...whole.querySelectorAll(NOISE)]) element.remove();
-    markdown = whole.body ? converter.turndown(whole.body.innerHTML) : '';
+    markdown = whole.body ? converter.translate(whole.body.innerHTML) : '';
   }
   return {
     title: clean(article?.title) ?? fallbackTitle,
@@ -109,29 +109,29 @@ function absolutize(document: DomDocument, pageUrl: string): void {
   }
 }
 
-function markdownConverter(): TurndownService {
-  const converter = new TurndownService({
-    headingStyle: 'atx',
-    codeBlockStyle: 'fenced',
-    bulletListMarker: '-',
-    emDelimiter: '_',
-  });
-  converter.remove(['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'button']);
-  // An image says what it shows only through its alt text; one without is noise to a reader.
-  converter.addRule('imagesWithAlt', {
-    filter: 'img',
-    replacement: (_content, node) => {
-      const element = node as unknown as DomElement;
-      const alt = (element.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
-      const src = element.getAttribute('src');
-      return alt && src ? `![${alt.replace(/[[\]]/g, '')}](${src})` : '';
+let converter: NodeHtmlMarkdown | null = null;
+
+function markdownConverter(): NodeHtmlMarkdown {
+  converter ??= new NodeHtmlMarkdown(
+    {
+      bulletMarker: '-',
+      codeBlockStyle: 'fenced',
+      emDelimiter: '_',
+      maxConsecutiveNewlines: 2,
+      useLinkReferenceDefinitions: false,
+      ignore: ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'button'],
     },
-  });
-  // A link without an address (a script link, removed above) keeps only its text.
-  converter.addRule('linksWithoutAddress', {
-    filter: (node) => node.nodeName === 'A' && !(node as unknown as DomElement).getAttribute('href'),
-    replacement: (content) => content,
-  });
+    {
+      // An image says what it shows only through its alt text; one without is noise to a reader.
+      img: ({ node }) => {
+        const alt = (node.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
+        const src = node.getAttribute('src');
+        return alt && src
+          ? { content: `![${alt.replace(/[[\]]/g, '')}](${src})`, recurse: false }
+          : { ignore: true };
+      },
+    },
+  );
   return converter;
 }
 
