@@ -1,0 +1,224 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  dumpDatabase,
+  extractArchive,
+  listBackups,
+  restoreBackup,
+  writeBackupFile,
+  writeKeptBackup,
+} from '../src/data/index.ts';
+import {
+  type Database,
+  listMigrations,
+  MIGRATIONS_DIR,
+  migrate,
+  openPglite,
+  openPostgres,
+} from '../src/db/index.ts';
+import { type Backend, createTestDatabase, describeEachBackend } from './support/db.ts';
+import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
+
+const VERSION = '0.1.0';
+const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
+
+/** An empty database on the test server (no tables), dropped with `drop()`. */
+async function emptyServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const name = `steward_restore_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = await openPostgres(adminUrl, { max: 1 });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const cleanup = await openPostgres(adminUrl, { max: 1 });
+      await cleanup.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.close();
+    },
+  };
+}
+
+/** Every file below `dir` with its sha256, by path relative to it. */
+function treeSums(dir: string): Record<string, string> {
+  const sums: Record<string, string> = {};
+  if (!existsSync(dir)) return sums;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    sums[path.relative(dir, full)] = createHash('sha256').update(readFileSync(full)).digest('hex');
+  }
+  return sums;
+}
+
+/** Table name → [rows, sha256] of a fresh dump. */
+async function tableSums(database: Database): Promise<Record<string, [number, string]>> {
+  const dir = tmp('dump');
+  try {
+    const dump = await dumpDatabase(database, dir);
+    return Object.fromEntries(dump.tables.map((table) => [table.name, [table.rows, table.sha256]]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function seed(files: FilesRuntime): Promise<void> {
+  for (const user of ['local', 'alice']) {
+    for (const command of [
+      `tasks.create --title "Pay the ${user} invoice" --priority high`,
+      `memory.save --content "${user} prefers oat milk" --category preference --tags coffee`,
+      `files.write --path notes/plan.md --content "first plan of ${user}"`,
+      `files.write --path notes/plan.md --content "second plan of ${user}"`,
+      `files.write --path "deep/er/é.txt" --content "accents ${user}"`,
+    ]) {
+      const result = await files.run(command, user);
+      expect(result.status, `${command}: ${result.content}`).toBe('ok');
+    }
+    await files.runtime.engine.handle({ userId: user, text: `hello from ${user}`, channel: 'cli' });
+  }
+}
+
+/** Where a restore goes: a fresh data dir, and on the server an empty database too. */
+async function freshTarget(backend: Backend) {
+  const dataDir = path.join(tmp('target'), 'data');
+  const server = backend === 'postgres' ? await emptyServerDatabase() : null;
+  const open = async (): Promise<Database> =>
+    server ? openPostgres(server.url, { max: 2 }) : openPglite(dataDir);
+  return {
+    dataDir,
+    skillsDir: path.join(dataDir, 'skills'),
+    ...(server ? { databaseUrl: server.url } : {}),
+    open,
+    drop: async () => {
+      await server?.drop();
+      rmSync(path.dirname(dataDir), { recursive: true, force: true });
+    },
+  };
+}
+
+describeEachBackend('backup and restore', (get, backend) => {
+  let files: FilesRuntime;
+  let archive: string;
+  beforeAll(async () => {
+    files = await startFilesRuntime(get());
+    await seed(files);
+    archive = path.join(tmp('archive'), 'backup.tar.gz');
+    await writeBackupFile(
+      {
+        database: get(),
+        dataDir: files.dataDir,
+        skillsDir: files.runtime.config.get().skillsDir,
+        stewardVersion: VERSION,
+      },
+      archive,
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await files?.close();
+  });
+
+  it('restores every table and file into a fresh target: same rows, same bytes', async () => {
+    const target = await freshTarget(backend);
+    try {
+      const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
+      expect(report.migrated).toEqual([]);
+      expect(report.files).toBeGreaterThan(0);
+      const restored = await target.open();
+      try {
+        const after = await tableSums(restored);
+        const before = Object.fromEntries(
+          report.manifest.database.tables.map((table) => [table.name, [table.rows, table.sha256]]),
+        );
+        expect(after).toEqual(before);
+        expect(after.tasks?.[0]).toBe(2);
+        expect(after.turns?.[0]).toBe(2);
+      } finally {
+        await restored.close();
+      }
+      expect(treeSums(path.join(target.dataDir, 'files'))).toEqual(
+        treeSums(path.join(files.dataDir, 'files')),
+      );
+      const sums = treeSums(path.join(target.dataDir, 'files'));
+      expect(Object.keys(sums)).toContain(path.join('alice', '.archive', 'notes', 'plan.md', 'v1.md'));
+    } finally {
+      await target.drop();
+    }
+  }, 120_000);
+
+  it('refuses a damaged archive and changes nothing', async () => {
+    const damaged = path.join(path.dirname(archive), 'damaged.tar.gz');
+    const bytes = readFileSync(archive);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    writeFileSync(damaged, bytes);
+    const cut = path.join(path.dirname(archive), 'cut.tar.gz');
+    writeFileSync(cut, readFileSync(archive).subarray(0, Math.floor(bytes.length * 0.7)));
+    for (const file of [damaged, cut]) {
+      const target = await freshTarget(backend);
+      try {
+        await expect(
+          restoreBackup(file, { ...target, force: false, stewardVersion: VERSION }),
+        ).rejects.toMatchObject({
+          code: 'backup_damaged',
+        });
+        expect(existsSync(path.join(target.dataDir, 'db'))).toBe(false);
+        expect(readdirSync(target.dataDir).filter((name) => name !== 'steward.lock')).toEqual([]);
+      } finally {
+        await target.drop();
+      }
+    }
+  }, 120_000);
+
+  it('refuses a target that holds Steward data unless forced, and keeps what it replaced', async () => {
+    const target = await freshTarget(backend);
+    try {
+      await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
+      await expect(
+        restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
+      ).rejects.toMatchObject({
+        code: 'restore_target_not_empty',
+        message: expect.stringMatching(/already hold.*--force/),
+      });
+      const forced = await restoreBackup(archive, { ...target, force: true, stewardVersion: VERSION });
+      expect(forced.replaced).toBeTruthy();
+      expect(existsSync(forced.replaced!)).toBe(true);
+    } finally {
+      await target.drop();
+    }
+  }, 180_000);
+});
+
+describe('archive checks', () => {
+  it('lists and prunes kept backups', async () => {
+    const database = await openPglite(null);
+    const dataDir = tmp('kept');
+    try {
+      await migrate(database);
+      for (let index = 1; index <= 4; index++) {
+        const at = new Date(Date.parse('2026-11-27T03:00:00Z') + index * 60_000);
+        const sources = {
+          database,
+          dataDir,
+          skillsDir: path.join(dataDir, 'skills'),
+          stewardVersion: VERSION,
+          now: () => at,
+        };
+        await writeKeptBackup(sources, 'scheduled', 2);
+      }
+      const kept = await listBackups(dataDir);
+      expect(kept.map((backup) => backup.at.toISOString())).toEqual([
+        '2026-11-27T03:04:00.000Z',
+        '2026-11-27T03:03:00.000Z',
+      ]);
+      const out = tmp('extract');
+      const sums = await extractArchive(kept[0]!.file, out);
+      expect([...sums.keys()][0]).toBe('manifest.json');
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
+});
