@@ -4,13 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  backupBeforeMigrations,
   dumpDatabase,
   extractArchive,
   listBackups,
   restoreBackup,
   writeBackupFile,
   writeKeptBackup,
-} from '../src/data/index.ts';
+} from '../src/backup/index.ts';
 import {
   type Database,
   listMigrations,
@@ -221,4 +222,162 @@ describe('archive checks', () => {
       await database.close();
     }
   }, 60_000);
+});
+
+/** A migrations folder with the real files up to and including `last`, plus `extra` files. */
+function migrationsDir(last: string | null, extra: Record<string, string> = {}): string {
+  const dir = tmp('migrations');
+  for (const migration of listMigrations()) {
+    if (last !== null && migration.name.replace(/\.vector$/, '') > last) continue;
+    cpSync(path.join(MIGRATIONS_DIR, `${migration.name}.sql`), path.join(dir, `${migration.name}.sql`));
+  }
+  for (const [name, sql] of Object.entries(extra)) writeFileSync(path.join(dir, name), sql);
+  return dir;
+}
+
+describeEachBackend('upgrades and schema versions', (get, backend) => {
+  it('backs up before pending migrations; a failed one is rolled back and says how to restore', async () => {
+    const database = get();
+    const dataDir = tmp('upgrade');
+    const dir = migrationsDir(null, {
+      '0151_broken.sql':
+        "CREATE TABLE broken_probe (id int);\nINSERT INTO broken_probe VALUES (1);\nUPDATE users SET display_name = 'changed';\nSELECT 1 / 0;",
+    });
+    const lines: string[] = [];
+    const beforeApply = backupBeforeMigrations({
+      dataDir,
+      skillsDir: path.join(dataDir, 'skills'),
+      keep: 3,
+      report: (line) => lines.push(line),
+    })(database);
+    const failure = await migrate(database, dir, { beforeApply }).catch((error: unknown) => error);
+    const backups = await listBackups(dataDir);
+    expect(backups.map((backup) => backup.reason)).toEqual(['pre-migrate']);
+    expect(lines).toEqual([expect.stringContaining(backups[0]!.file)]);
+    expect(failure).toMatchObject({
+      code: 'migration_failed',
+      message: expect.stringContaining(
+        `Migration 0151_broken failed and was rolled back (nothing was applied in this run): division by zero. To go back to the database as it was before this upgrade: steward restore ${backups[0]!.file} --force`,
+      ),
+    });
+    // Nothing of the failed migration stayed, and the database answers as before.
+    expect(
+      await database.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'broken_probe'"),
+    ).toEqual([]);
+    expect(await database.query("SELECT 1 FROM steward_migrations WHERE name = '0151_broken'")).toEqual([]);
+    expect(await database.query("SELECT display_name FROM users WHERE id = 'local'")).toEqual([
+      { display_name: 'Local user' },
+    ]);
+  }, 60_000);
+
+  it('restores an archive of an older schema and migrates it; refuses one of a newer schema', async () => {
+    // The embedded template has every migration: an old embedded database starts from initdb.
+    const old =
+      backend === 'pglite'
+        ? await (async () => {
+            const database = await openPglite(null, { template: false });
+            return { database, drop: () => database.close() };
+          })()
+        : await createTestDatabase(backend, { migrate: false });
+    const dataDir = tmp('old');
+    try {
+      await migrate(old.database, migrationsDir('0004_memory'));
+      await old.database.query("INSERT INTO users (id) VALUES ('bob')");
+      await old.database.query(
+        "INSERT INTO conversations (id, user_id, channel) VALUES ('c1', 'bob', 'cli')",
+      );
+      const [message] = await old.database.query<{ id: number }>(
+        "INSERT INTO messages (conversation_id, user_id, role, content) VALUES ('c1', 'bob', 'user', 'hello from long ago') RETURNING id",
+      );
+      await old.database.query(
+        "INSERT INTO turns (id, conversation_id, user_id, status, mode, user_message_id) VALUES ('t1', 'c1', 'bob', 'completed', 'multi_agent', $1)",
+        [message!.id],
+      );
+      const archive = path.join(dataDir, 'old.tar.gz');
+      const sources = {
+        database: old.database,
+        dataDir,
+        skillsDir: path.join(dataDir, 'skills'),
+        stewardVersion: '0.0.9',
+      };
+      await writeBackupFile(sources, archive);
+      const target = await freshTarget(backend);
+      try {
+        const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
+        expect(report.migrated).toContain('0006_turn_queue');
+        const restored = await target.open();
+        try {
+          // 0006 filled the new column from the restored rows: migrated after loading, not before.
+          expect(await restored.query("SELECT request FROM turns WHERE id = 't1'")).toEqual([
+            { request: 'hello from long ago' },
+          ]);
+          expect((await restored.query('SELECT id FROM users ORDER BY id')).map((row) => row.id)).toEqual([
+            'bob',
+            'local',
+          ]);
+        } finally {
+          await restored.close();
+        }
+      } finally {
+        await target.drop();
+      }
+
+      await old.database.query("INSERT INTO steward_migrations (name) VALUES ('9999_from_the_future')");
+      const newer = path.join(dataDir, 'newer.tar.gz');
+      await writeBackupFile({ ...sources, stewardVersion: '9.0.0' }, newer);
+      const refused = await freshTarget(backend);
+      try {
+        await expect(
+          restoreBackup(newer, { ...refused, force: false, stewardVersion: VERSION }),
+        ).rejects.toMatchObject({
+          code: 'backup_newer_schema',
+          message: expect.stringMatching(
+            /newer Steward \(9\.0\.0; this is 0\.1\.0\).*9999_from_the_future.*Upgrade Steward/,
+          ),
+        });
+        expect(existsSync(path.join(refused.dataDir, 'db'))).toBe(false);
+      } finally {
+        await refused.drop();
+      }
+    } finally {
+      await old.drop();
+    }
+  }, 180_000);
+
+  if (backend === 'postgres')
+    it('restores an embedded archive onto a server without pgvector, saying what it drops', async () => {
+      const embedded = await openPglite(null);
+      const dataDir = tmp('embedded');
+      try {
+        await migrate(embedded);
+        const archive = path.join(dataDir, 'embedded.tar.gz');
+        await writeBackupFile(
+          { database: embedded, dataDir, skillsDir: path.join(dataDir, 'skills'), stewardVersion: VERSION },
+          archive,
+        );
+        const target = await freshTarget(backend);
+        try {
+          const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
+          expect(report.load.dropped).toEqual([
+            {
+              name: 'memory_embeddings',
+              rows: 0,
+              reason: 'this PostgreSQL has no vector extension (pgvector)',
+            },
+          ]);
+          const restored = await target.open();
+          try {
+            expect(
+              await restored.query("SELECT name FROM steward_migrations WHERE name LIKE '%.vector'"),
+            ).toEqual([]);
+          } finally {
+            await restored.close();
+          }
+        } finally {
+          await target.drop();
+        }
+      } finally {
+        await embedded.close();
+      }
+    }, 120_000);
 });
