@@ -17,8 +17,12 @@ export {
   registerBackupJobs,
 } from './backup-schedule.ts';
 export { type DatabaseDump, dumpDatabase } from './dump-database.ts';
+export { type ExportReport, exportUser } from './export-user.ts';
+export { type ForgetReport, forgetUser, OWNER_USER } from './forget-user.ts';
 export { type BackupManifest, manifestSchema } from './manifest.ts';
+export { type OwnedSkill, ownedSkills } from './owned-skills.ts';
 export { type RestoreReport, type RestoreTarget, restoreBackup } from './restore.ts';
 export { stewardVersion } from './steward-version.ts';
 export { type Catalog, type CatalogTable, readCatalog } from './table-catalog.ts';
 export { backupBeforeMigrations, type UpgradeBackupOptions } from './upgrade-backup.ts';
+export { SHARED_TABLES, type UserDataPlan, userDataPlan } from './user-data-plan.ts';
