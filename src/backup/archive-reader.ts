@@ -30,13 +30,13 @@ export function entryNameProblem(name: string): string | null {
 }
 
 /**
- * Extracts a gzipped tar written by ArchiveWriter into `dir` (regular files and folders only,
+ * Extracts a gzipped tar written by ArchiveWriter into `dir` (or, with `dir` null, only checks it: regular files and folders only,
  * times and permissions kept, never a link), checking every entry against SHA256SUMS at its end.
  * Throws `backup_damaged` naming the first problem; `dir` then holds a partial copy to remove.
  */
 export async function extractArchive(
   file: string,
-  dir: string,
+  dir: string | null,
   options: ExtractOptions = {},
 ): Promise<Map<string, string>> {
   const sums = new Map<string, string>();
@@ -55,7 +55,7 @@ export async function extractArchive(
       if (listed)
         throw damaged(`the archive has entries after ${CHECKSUMS_ENTRY}: it is not one Steward wrote`);
       if (type === 'directory') {
-        await mkdir(path.join(dir, name), { recursive: true, mode: 0o700 });
+        if (dir !== null) await mkdir(path.join(dir, name), { recursive: true, mode: 0o700 });
         entry.resume();
         continue;
       }
@@ -64,19 +64,24 @@ export async function extractArchive(
         listed = parseChecksums(Buffer.concat(await chunks(entry)).toString('utf8'));
         continue;
       }
-      const target = path.join(dir, name);
-      await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      const target = dir === null ? null : path.join(dir, name);
+      if (target !== null) await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       const hash = createHash('sha256');
-      const out = createWriteStream(target, { mode: (entry.header.mode ?? 0o600) & 0o755, flags: 'wx' });
+      const out =
+        target === null
+          ? null
+          : createWriteStream(target, { mode: (entry.header.mode ?? 0o600) & 0o755, flags: 'wx' });
       const kept: Buffer[] = [];
       for await (const chunk of entry as AsyncIterable<Buffer>) {
         hash.update(chunk);
         if (first) kept.push(chunk);
-        if (!out.write(chunk)) await once(out, 'drain');
+        if (out && !out.write(chunk)) await once(out, 'drain');
       }
-      out.end();
-      await once(out, 'close');
-      if (entry.header.mtime) await utimes(target, entry.header.mtime, entry.header.mtime);
+      if (out && target !== null) {
+        out.end();
+        await once(out, 'close');
+        if (entry.header.mtime) await utimes(target, entry.header.mtime, entry.header.mtime);
+      }
       sums.set(name, hash.digest('hex'));
       if (first) {
         first = false;

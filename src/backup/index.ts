@@ -1,3 +1,4 @@
+export { type DataRoutesDeps, dataRoutes } from './api-routes.ts';
 export { extractArchive } from './archive-reader.ts';
 export { type BackupSources, type BackupSummary, backupsDir, filesRoot, writeBackup } from './backup.ts';
 export {
@@ -21,6 +22,7 @@ export { type ExportReport, exportUser } from './export-user.ts';
 export { type ForgetReport, forgetUser, OWNER_USER } from './forget-user.ts';
 export { type BackupManifest, manifestSchema } from './manifest.ts';
 export { type OwnedSkill, ownedSkills } from './owned-skills.ts';
+export { packFolder } from './pack-folder.ts';
 export { type RestoreReport, type RestoreTarget, restoreBackup } from './restore.ts';
 export { stewardVersion } from './steward-version.ts';
 export { type Catalog, type CatalogTable, readCatalog } from './table-catalog.ts';
