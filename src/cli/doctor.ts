@@ -1,3 +1,4 @@
+import { backupAge, listBackups } from '../backup/index.ts';
 import {
   CHANNEL_NAMES,
   CHANNEL_SETUP,
@@ -16,6 +17,7 @@ import {
 import { errorMessage } from '../errors.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
+import { systemTimezone } from '../users/index.ts';
 import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';
 
@@ -270,6 +272,19 @@ function tracingCheck(config: ResolvedConfig): Check {
   return { name: 'tracing', ok: true, detail: `spans go to ${settings.url} as ${settings.protocol}` };
 }
 
+/** The latest backup in `<data dir>/backups`: its age, and whether `backup.schedule` allows it. */
+async function backupCheck(config: ResolvedConfig, now = new Date()): Promise<Check> {
+  const latest = (await listBackups(config.dataDir))[0] ?? null;
+  const age = backupAge(latest, config.backup, systemTimezone(), now);
+  return {
+    name: 'backup',
+    ok: age.ok,
+    note: age.ok && age.fix !== undefined,
+    detail: age.detail,
+    fix: age.fix,
+  };
+}
+
 /** `steward doctor`: where each setting came from, and whether each dependency answers. */
 export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   const out: string[] = ['Settings:', ...settingLines(config)];
@@ -279,6 +294,7 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   checks.push(...(await channelChecks(config)));
   checks.push(tracingCheck(config));
   checks.push(...(await voiceChecks(config)));
+  checks.push(await backupCheck(config));
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);
