@@ -381,3 +381,111 @@ describeEachBackend('upgrades and schema versions', (get, backend) => {
       }
     }, 120_000);
 });
+
+describeEachBackend('backup while turns and file writes run', (get, backend) => {
+  it('restores to a consistent state: every completed write and turn of the snapshot is whole', async () => {
+    const files = await startFilesRuntime(get());
+    const archive = path.join(tmp('live'), 'live.tar.gz');
+    let stop = false;
+    let failure: unknown = null;
+    const counts = { writes: 0, tasks: 0, turns: 0 };
+    const loop = (body: (index: number) => Promise<void>) =>
+      (async () => {
+        try {
+          for (let index = 0; !stop; index++) {
+            await body(index);
+            // In-memory PGlite answers through microtasks only: let timers (and the backup) run.
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        } catch (error) {
+          failure ??= error;
+        }
+      })();
+    /** Waits until `done()`, failing at once when a writer failed, and after a minute. */
+    const until = async (done: () => boolean, what: string) => {
+      const deadline = Date.now() + 60_000;
+      while (!done()) {
+        if (failure) throw failure;
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${what}: ${JSON.stringify(counts)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const loops = [
+      loop(async (index) => {
+        const result = await files.run(
+          `files.write --path live/note.md --content "version ${index}"`,
+          'alice',
+        );
+        if (result.status !== 'ok') throw new Error(result.content);
+        counts.writes++;
+      }),
+      loop(async (index) => {
+        const result = await files.run(`tasks.create --title "live task ${index}"`, 'local');
+        if (result.status !== 'ok') throw new Error(result.content);
+        counts.tasks++;
+      }),
+      loop(async (index) => {
+        await files.runtime.engine.handle({ userId: 'bob', text: `message ${index}`, channel: 'cli' });
+        counts.turns++;
+      }),
+    ];
+    try {
+      // Let every writer get going, then back up while they run.
+      await until(() => counts.writes >= 3 && counts.tasks >= 3 && counts.turns >= 3, 'the writers to start');
+      const before = { ...counts };
+      await writeBackupFile(
+        {
+          database: get(),
+          dataDir: files.dataDir,
+          skillsDir: files.runtime.config.get().skillsDir,
+          stewardVersion: VERSION,
+        },
+        archive,
+      );
+      // The writers went on while it ran (on PGlite they waited only while the tables were read).
+      await until(() => counts.writes > before.writes && counts.tasks > before.tasks, 'more writes');
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+      await files.close();
+    }
+    expect(failure).toBeNull();
+    const target = await freshTarget(backend);
+    try {
+      const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
+      const restored = await target.open();
+      try {
+        expect(await tableSums(restored)).toEqual(
+          Object.fromEntries(
+            report.manifest.database.tables.map((table) => [table.name, [table.rows, table.sha256]]),
+          ),
+        );
+        // Every write the restored journal calls completed is in the restored vault, current or as a version.
+        const vault = path.join(target.dataDir, 'files', 'alice');
+        const present = new Set(Object.values(treeSums(vault)));
+        const completed = await restored.query<{ content_hash: string }>(
+          "SELECT content_hash FROM file_operations WHERE user_id = 'alice' AND operation = 'write' AND status = 'completed'",
+        );
+        expect(completed.length).toBeGreaterThan(0);
+        for (const write of completed) expect(present.has(write.content_hash)).toBe(true);
+        // Every completed turn has its question and its answer.
+        expect(
+          await restored.query(
+            `SELECT t.id FROM turns t WHERE t.status = 'completed' AND (
+               NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = t.user_message_id)
+               OR NOT EXISTS (SELECT 1 FROM messages m WHERE m.turn_id = t.id AND m.role = 'assistant'))`,
+          ),
+        ).toEqual([]);
+        const [tasks] = await restored.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM tasks WHERE title LIKE 'live task%'",
+        );
+        expect(tasks!.n).toBeGreaterThanOrEqual(3);
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      await target.drop();
+    }
+  }, 180_000);
+});
