@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
+import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
 import { createChannelAdapters, Gateway, outboxBacklog, setActiveGateway } from './channels/index.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
-import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
 import {
   type DriveConnector,

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, runCli, startServer } from './support/cli.ts';
+import { freePort, ROOT, runCli, startServer } from './support/cli.ts';
 
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
 const env = (dataDir: string) => ({ STEWARD_DATA_DIR: dataDir });
@@ -100,4 +100,26 @@ describe('steward backup, restore, export and users delete', () => {
       await server.stop();
     }
   }, 240_000);
+});
+
+describe('steward migrate', () => {
+  it('backs up an older database before applying the pending migrations, and says where', async () => {
+    const { listMigrations, migrate, openPglite } = await import('../src/db/index.ts');
+    const { cpSync } = await import('node:fs');
+    const dataDir = path.join(tmp('cli-migrate'), 'data');
+    const older = tmp('cli-migrations');
+    for (const migration of listMigrations().filter((item) => item.name < '0050'))
+      cpSync(
+        path.join(ROOT, 'migrations', `${migration.name}.sql`),
+        path.join(older, `${migration.name}.sql`),
+      );
+    const database = await openPglite(dataDir, { template: false });
+    await migrate(database, older);
+    await database.close();
+    const result = await runCli(['migrate'], { env: env(dataDir) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Backed up the database before applying \d+ migration\(s\) \(0050_llm_spend, .*\): .*backups\/steward-backup-\d{8}T\d{6}Z-pre-migrate\.tar\.gz\napplied: 0050_llm_spend/,
+    );
+  }, 180_000);
 });

@@ -7,13 +7,17 @@ export type BackupReason = 'manual' | 'scheduled' | 'pre-migrate';
 
 const NAME = /^steward-backup-(\d{8}T\d{6}Z)-(manual|scheduled|pre-migrate)\.tar\.gz$/;
 
-/** `steward-backup-20261127T030000Z-scheduled.tar.gz`: sorts by time, says why it was made. */
-export function backupFileName(at: Date, reason: BackupReason): string {
-  const stamp = at
+/** `20261127T030000Z`: a time for file names, sorting as it reads. */
+export function backupStamp(at: Date): string {
+  return at
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
-  return `steward-backup-${stamp}-${reason}.tar.gz`;
+}
+
+/** `steward-backup-20261127T030000Z-scheduled.tar.gz`: sorts by time, says why it was made. */
+export function backupFileName(at: Date, reason: BackupReason): string {
+  return `steward-backup-${backupStamp(at)}-${reason}.tar.gz`;
 }
 
 /**

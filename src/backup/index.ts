@@ -4,6 +4,7 @@ export { type BackupSources, type BackupSummary, backupsDir, filesRoot, writeBac
 export {
   type BackupReason,
   backupFileName,
+  backupStamp,
   listBackups,
   pruneBackups,
   type StoredBackup,

@@ -15,7 +15,7 @@ import {
 import { errorMessage, StewardError } from '../errors.ts';
 import { extractArchive } from './archive-reader.ts';
 import { backupsDir, filesRoot } from './backup.ts';
-import { backupFileName, writeBackupFile } from './backup-files.ts';
+import { backupStamp, writeBackupFile } from './backup-files.ts';
 import { type LoadReport, loadDatabase } from './load-database.ts';
 import {
   type BackupManifest,
@@ -99,16 +99,13 @@ export async function restoreBackup(archive: string, target: RestoreTarget): Pro
     let replaced: string | null = null;
     let load: LoadReport;
     let migrated: string[];
-    const aside = path.join(
-      backupsDir(target.dataDir),
-      `replaced-${backupFileName(now(), 'manual').slice(15, 31)}`,
-    );
+    const aside = path.join(backupsDir(target.dataDir), `replaced-${backupStamp(now())}`);
     if (server) {
       const database = server;
       if (holds.length > 0) {
         replaced = path.join(
           backupsDir(target.dataDir),
-          backupFileName(now(), 'manual').replace('-manual', '-pre-restore'),
+          `steward-backup-${backupStamp(now())}-pre-restore.tar.gz`,
         );
         await writeBackupFile(
           {
@@ -158,7 +155,7 @@ export async function restoreBackup(archive: string, target: RestoreTarget): Pro
     }
     const files = await moveInto(path.join(unpacked, FILES_PREFIX), filesRoot(target.dataDir));
     const skills = await moveInto(path.join(unpacked, SKILLS_PREFIX), target.skillsDir);
-    return { manifest: checked, load, migrated, files, skills, replaced: server ? replaced : replaced };
+    return { manifest: checked, load, migrated, files, skills, replaced };
   } finally {
     await rm(staging, { recursive: true, force: true });
     await server?.close();

@@ -1,5 +1,5 @@
-import type { ResolvedConfig } from '../config/index.ts';
 import { backupBeforeMigrations } from '../backup/index.ts';
+import type { ResolvedConfig } from '../config/index.ts';
 import { migrate, openDatabase } from '../db/index.ts';
 
 /** `steward migrate`: applies pending migrations, after a backup into `<data dir>/backups` it names. */
