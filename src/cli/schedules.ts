@@ -71,7 +71,7 @@ export async function schedulesRunCommand(
       const { runView } = await import('../workflows/index.ts');
       const result = await runtime.workflows.runNow(name, options.user);
       if ('problem' in result) throw new CliExit(EXIT_ERROR, `steward schedules run: ${result.problem}`);
-      run = runView(result.run);
+      run = runView(result.run, await runtime.workflows.deliveryOf(result.run));
     } finally {
       await runtime.close();
     }
