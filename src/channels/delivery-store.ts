@@ -277,3 +277,21 @@ export async function markInboxRead(
   );
   return rows.length;
 }
+
+/** A receipt in a few words, for tables: "delivered on slack (telegram failed)". */
+export function deliverySummary(receipt: DeliveryReceipt): string {
+  const failed = receipt.attempts.filter((attempt) => attempt.status === 'failed').map((a) => a.channel);
+  const after = failed.length ? ` (${failed.join(', ')} failed)` : '';
+  switch (receipt.status) {
+    case 'pending':
+      return `pending on ${receipt.channel ?? '?'}${after}`;
+    case 'delivered':
+      return receipt.channel === 'conversation'
+        ? 'delivered in the conversation (no chat channel)'
+        : `delivered on ${receipt.channel ?? '?'}${after}`;
+    case 'ambiguous':
+      return `ambiguous on ${receipt.channel ?? '?'}: may have arrived; a copy is in the inbox`;
+    case 'failed':
+      return `failed on ${failed.join(', ') || 'every channel'}; kept in the dashboard inbox`;
+  }
+}

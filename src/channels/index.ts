@@ -8,6 +8,7 @@ export {
   type DeliverySource,
   type DeliveryStatus,
   deliveryReceipts,
+  deliverySummary,
   type InboxEntry,
   inboxOf,
   markInboxRead,
