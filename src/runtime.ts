@@ -291,6 +291,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     engine,
     deliver: (userId, text, deliverOptions) => channels.deliver(userId, text, deliverOptions),
     receipts: (ids) => deliveryReceipts(database, ids),
+    onRunFailed: (failure) => observability.alerts.workflowFailed(failure),
     logger,
     now: options.now,
     defaultCatchUpSeconds: () => config.get().workflows.catch_up_seconds,

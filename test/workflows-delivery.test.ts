@@ -215,5 +215,28 @@ for (const backend of backends()) {
       const [latest] = await recentDeliveries(runtime.database, { userId: 'local', limit: 1 });
       expect(latest).toMatchObject({ source: 'alert', status: 'delivered', channel: 'slack' });
     });
+
+    it('a run that fails alerts the owner (and still delivers what failed)', async () => {
+      llm.respondWith(() => {
+        throw new Error('the model is down');
+      });
+      const before = slack.posts.length;
+      clock = new Date(Math.ceil((clock.getTime() + 1) / 300_000) * 300_000 + 1_000);
+      await runtime.workflows.tick();
+      await runtime.jobs.drain([WORKFLOW_RUN_JOB]);
+      llm.respondWith((request) => {
+        if (request.body.model !== ROLE_MODELS.sub_agent)
+          throw new Error(`unexpected ${request.body.model} request`);
+        return { text: replies.shift() ?? 'no reply queued' };
+      });
+      await runtime.channels.sender.flush();
+      await runtime.observability.flush();
+      await runtime.channels.sender.flush();
+      const [view] = await runtime.workflows.list('ana');
+      expect(view!.last_status).toBe('failed');
+      expect(view!.delivery).toMatchObject({ status: 'delivered', channel: 'telegram' });
+      const alert = slack.posts.slice(before).find((post) => post.channel === OWNER_SLACK);
+      expect(alert?.text).toContain('Workflow workflows.ana_digest failed');
+    });
   });
 }

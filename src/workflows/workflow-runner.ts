@@ -33,6 +33,8 @@ export type RunnerDeps = {
    * its `deliveryId` names the receipt the outbox settles. Throws when it cannot even queue it.
    */
   deliver: WorkflowDeliver;
+  /** Told when a run ends failed or undelivered (the owner's alert). Must not throw. */
+  onRunFailed?: (failure: { workflow: string; userId: string; error: string }) => void;
   logger: Logger;
   now: () => Date;
 };
@@ -150,6 +152,9 @@ async function finish(
     { skill: run.skill, userId: run.userId, status, turnId: end.turnId },
     'workflow run finished',
   );
+  if (status !== 'ok') {
+    deps.onRunFailed?.({ workflow: run.skill, userId: run.userId, error: error ?? status });
+  }
   return (await runAt(deps.database, run))!;
 }
 
