@@ -28,7 +28,8 @@ export type OutboxSenderDeps = {
    * Called when a row is settled for good (sent, failed, ambiguous), inside the transaction
    * that settles it, so what depends on the outcome (a delivery's receipt, its fallback) is
    * recorded with it or not at all. May return work to do once that is committed (alerts).
-   * Throwing rolls the settlement back: the row is looked at again on the next pass.
+   * Throwing rolls the settlement back, as a failed write would: the row stays `sending`, and
+   * the next pass takes it for an interrupted send (ambiguous, not resent).
    */
   onFinal?: (tx: Queryable, row: OutboxRow, outcome: FinalOutcome) => Promise<(() => void) | undefined>;
 };
