@@ -1,7 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
 import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
-import { createChannelAdapters, Gateway, outboxBacklog, setActiveGateway } from './channels/index.ts';
+import {
+  createChannelAdapters,
+  deliveryReceipts,
+  Gateway,
+  outboxBacklog,
+  setActiveGateway,
+} from './channels/index.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
 import {
@@ -282,19 +288,22 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     config: () => config.get(),
     logger,
     now: options.now,
+    onDeliveryTrouble: (trouble) => observability.alerts.deliveryRerouted(trouble),
   });
   await channels.register();
   setActiveGateway(channels);
   // Owner alerts go to the owner's primary chat channel, through the outbox.
   observability.seams.deliverToOwner = async (text) => {
-    await channels.deliver(OWNER_USER, text);
+    await channels.deliver(OWNER_USER, text, { source: 'alert' });
   };
   const workflows = new WorkflowScheduler({
     database,
     jobs,
     skills: () => skills.snapshot(),
     engine,
-    deliver: (userId, text) => channels.deliver(userId, text),
+    deliver: (userId, text, deliverOptions) => channels.deliver(userId, text, deliverOptions),
+    receipts: (ids) => deliveryReceipts(database, ids),
+    onRunFailed: (failure) => observability.alerts.workflowFailed(failure),
     logger,
     now: options.now,
     defaultCatchUpSeconds: () => config.get().workflows.catch_up_seconds,

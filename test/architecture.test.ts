@@ -43,6 +43,8 @@ const OWNERS: Record<string, string> = {
   calendar_feeds: 'integrations',
   inbound_messages: 'channels',
   outbox_messages: 'channels',
+  deliveries: 'channels',
+  inbox_messages: 'channels',
   pairing_codes: 'channels',
   webhook_rejections: 'channels',
   steward_migrations: 'db',

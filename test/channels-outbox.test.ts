@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { outboxBacklog, outboxRows } from '../src/channels/index.ts';
 import { queueOutbound } from '../src/channels/outbox.ts';
@@ -15,6 +16,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await telegram?.close();
 });
+
+/** A port nothing listens on: connecting is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** Chat ids are unique across backends: both runs talk to the same fake. */
 let chat = 100;
@@ -138,7 +148,7 @@ describeEachBackend('outbox', (db) => {
   it('retries when the platform is unreachable, and stores each part once', async () => {
     const unreachable = new TelegramAdapter({
       botToken: FAKE_BOT_TOKEN,
-      apiRoot: 'http://127.0.0.1:9',
+      apiRoot: `http://127.0.0.1:${await closedPort()}`,
       logger: silentLogger(),
     });
     const { chatId, ids } = await queue(['while the API is down']);

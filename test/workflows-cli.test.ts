@@ -19,6 +19,7 @@ type ScheduleJson = {
   next_run: string | null;
   last_run: string | null;
   last_status: string | null;
+  delivery: { status: string; channel: string | null } | null;
 };
 
 /** A CLI call on a loaded 2-core machine can take a minute. */
@@ -173,8 +174,19 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       expect(delivered.text).toBe('Workflow result 1');
 
       step('delivered');
+      // The receipt follows the outbox's outcome (a later minute's run may be pending meanwhile).
+      await until(
+        'the receipt to say delivered',
+        async () => {
+          const entry = (await schedulesNow()).find((schedule) => schedule.name === 'acc_minutely');
+          return entry?.delivery?.status === 'delivered' ? entry : undefined;
+        },
+        100_000,
+      );
       const table = await runCli(['schedules', '--user', 'acc_user'], { env, timeoutMs: CLI_TIMEOUT_MS });
       expect(table.stdout).toMatch(/acc_minutely\s+acc_user\s+\* \* \* \* \*\s+Europe\/Berlin/);
+      expect(table.stdout).toMatch(/\bdelivery\b/);
+      expect(table.stdout).toMatch(/(delivered|pending) on telegram/);
 
       // Editing the schedule away stops it within 5 s.
       const off = await runCli(

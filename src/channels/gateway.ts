@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { TurnEngine } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database, Queryable } from '../db/index.ts';
@@ -7,10 +6,12 @@ import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { createConversation, latestUserConversation } from '../memory/index.ts';
 import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
-import { ensureUser, identitiesByPreference, linkIdentity, noteIdentityActivity } from '../users/index.ts';
+import { ensureUser, linkIdentity, noteIdentityActivity } from '../users/index.ts';
 import type { VoiceService } from '../voice/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
+import { type Delivery, DeliveryRouter, type DeliveryTrouble } from './delivery-router.ts';
+import type { DeliverySource } from './delivery-store.ts';
 import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { queueOutbound } from './outbox.ts';
@@ -48,11 +49,11 @@ export type GatewayDeps = {
   problems?: Partial<Record<ChannelName, string[]>>;
   /** Transcribes voice notes and speaks replies; without it voice notes get a note asking to write. */
   voice?: VoiceService;
+  /** Told when a delivery failed on a channel and went to the next one or to the inbox (the owner's alert). */
+  onDeliveryTrouble?: (trouble: DeliveryTrouble) => void;
 };
 
-export type Delivery =
-  | { delivered: 'channel'; channel: ChannelName; chatId: string; outboxIds: number[] }
-  | { delivered: 'conversation'; conversationId: string };
+export type { Delivery };
 
 export type PairingApproval =
   | { ok: true; request: PairingRequest; userId: string }
@@ -73,6 +74,7 @@ export class Gateway implements GatewayPort {
   readonly #now: () => Date;
   #started = false;
   readonly #dispatcher: ChatDispatcher;
+  readonly #deliveries: DeliveryRouter;
 
   constructor(deps: GatewayDeps) {
     this.#deps = deps;
@@ -85,11 +87,25 @@ export class Gateway implements GatewayPort {
       logger: deps.logger,
       now: this.#now,
     });
+    this.#deliveries = new DeliveryRouter({
+      database: deps.database,
+      adapter: (name) => this.#adapters.get(name),
+      toConversation: async (userId, text) => {
+        const conversation = await latestUserConversation(deps.database, userId, 'cli');
+        // Through the engine: in order with the conversation's turns, never inside a running one.
+        await deps.engine.appendNote({ userId, conversationId: conversation.id, text });
+        return conversation.id;
+      },
+      onTrouble: deps.onDeliveryTrouble,
+      logger: deps.logger,
+      now: this.#now,
+    });
     this.sender = new OutboxSender({
       database: deps.database,
       logger: deps.logger,
       adapter: (name) => this.#adapters.get(name),
       now: this.#now,
+      onFinal: (tx, row, outcome) => this.#deliveries.settled(tx, row, outcome),
       ...deps.sender,
     });
   }
@@ -346,31 +362,18 @@ export class Gateway implements GatewayPort {
 
   /**
    * Sends `message` (markdown) to the user's primary channel — the one set, else the one they
-   * last wrote from — through the outbox. A user with no reachable channel finds it as an
-   * assistant message in their latest conversation.
+   * last wrote from — through the outbox, recorded as a delivery the outbox's outcome settles:
+   * on failure it goes to their next channel, then to their dashboard inbox (DeliveryRouter).
+   * A user with no reachable channel finds it as an assistant message in their latest conversation.
    */
-  async deliver(userId: string, message: string): Promise<Delivery> {
-    const { database } = this.#deps;
-    // The primary channel first, then where they last wrote from; a channel that is off is skipped.
-    for (const identity of await identitiesByPreference(database, userId)) {
-      const adapter = this.#adapters.get(identity.channel as ChannelName);
-      const chatId = adapter ? (identity.directChatId ?? adapter.directChatId(identity.externalId)) : null;
-      if (!adapter || !chatId) continue;
-      const parts = replyParts(
-        adapter,
-        { channel: adapter.name, chatId, meta: {}, userId, inboundId: null },
-        message,
-        `deliver:${randomUUID()}`,
-      );
-      const outboxIds = await queueOutbound(database, parts);
-      this.sender.kick();
-      return { delivered: 'channel', channel: adapter.name, chatId, outboxIds };
-    }
-    await ensureUser(database, userId);
-    const conversation = await latestUserConversation(database, userId, 'cli');
-    // Through the engine: in order with the conversation's turns, never inside a running one.
-    await this.#deps.engine.appendNote({ userId, conversationId: conversation.id, text: message });
-    return { delivered: 'conversation', conversationId: conversation.id };
+  async deliver(
+    userId: string,
+    message: string,
+    options: { source?: DeliverySource } = {},
+  ): Promise<Delivery> {
+    const delivery = await this.#deliveries.deliver(userId, message, options.source ?? 'notice');
+    if (delivery.delivered === 'channel') this.sender.kick();
+    return delivery;
   }
 
   /**

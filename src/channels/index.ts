@@ -1,6 +1,20 @@
 export { channelApiRoutes, parseIdentity } from './api-routes.ts';
 export { INBOUND_JOB } from './chat-dispatcher.ts';
 export { deliver, setActiveGateway } from './deliver.ts';
+export type { DeliveryTrouble } from './delivery-router.ts';
+export {
+  type DeliveryAttempt,
+  type DeliveryReceipt,
+  type DeliverySource,
+  type DeliveryStatus,
+  deliveryReceipts,
+  deliverySummary,
+  type InboxEntry,
+  inboxOf,
+  markInboxRead,
+  recentDeliveries,
+  unreadInboxCount,
+} from './delivery-store.ts';
 export {
   type Delivery,
   Gateway,

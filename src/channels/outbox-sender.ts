@@ -1,8 +1,9 @@
-import type { Database } from '../db/index.ts';
+import type { Database, Queryable } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
 import {
   chatsWithOpenMessages,
+  type FinalOutcome,
   firstOpenOfChat,
   markSending,
   type OutboxRow,
@@ -23,6 +24,14 @@ export type OutboxSenderDeps = {
   maxAttempts?: number;
   /** Called after each settled send (metrics, tests). */
   onSettled?: (row: OutboxRow, result: SendResult) => void;
+  /**
+   * Called when a row is settled for good (sent, failed, ambiguous), inside the transaction
+   * that settles it, so what depends on the outcome (a delivery's receipt, its fallback) is
+   * recorded with it or not at all. May return work to do once that is committed (alerts).
+   * Throwing rolls the settlement back, as a failed write would: the row stays `sending`, and
+   * the next pass takes it for an interrupted send (ambiguous, not resent).
+   */
+  onFinal?: (tx: Queryable, row: OutboxRow, outcome: FinalOutcome) => Promise<(() => void) | undefined>;
 };
 
 /** Exponential backoff with jitter, capped at 10 minutes. */
@@ -124,7 +133,7 @@ export class OutboxSender {
       if (!row) return;
       if (row.status === 'sending') {
         // We hold the chat's lock, so nobody is sending it: a crash interrupted this send.
-        await settleOutbound(database, row.id, {
+        await this.#final(row, {
           status: 'ambiguous',
           error:
             'Steward stopped while this message was being sent; it may or may not have arrived, so it is not resent',
@@ -178,12 +187,12 @@ export class OutboxSender {
     const where = { outboxId: row.id, channel: row.channel };
     switch (result.kind) {
       case 'sent':
-        await settleOutbound(database, row.id, { status: 'sent', platformMessageId: result.messageId });
+        await this.#final(row, { status: 'sent', platformMessageId: result.messageId });
         return;
       case 'retry': {
         if (attempts >= (this.#deps.maxAttempts ?? 12)) {
           logger.error({ ...where, error: result.error }, 'outbox: giving up on a message');
-          await settleOutbound(database, row.id, {
+          await this.#final(row, {
             status: 'failed',
             error: `gave up after ${attempts} attempts: ${result.error}`,
           });
@@ -200,14 +209,35 @@ export class OutboxSender {
       }
       case 'failed':
         logger.error({ ...where, error: result.error }, 'outbox: the platform refused a message');
-        await settleOutbound(database, row.id, { status: 'failed', error: result.error });
+        await this.#final(row, { status: 'failed', error: result.error });
         return;
       case 'ambiguous':
         logger.warn(
           { ...where, error: result.error },
           'outbox: send outcome unknown; marked ambiguous, not resent',
         );
-        await settleOutbound(database, row.id, { status: 'ambiguous', error: result.error });
+        await this.#final(row, { status: 'ambiguous', error: result.error });
     }
+  }
+
+  /** Settles the row for good, with whatever its outcome decides (`onFinal`) in the same transaction. */
+  async #final(row: OutboxRow, outcome: FinalOutcome): Promise<void> {
+    const { database, onFinal } = this.#deps;
+    if (!onFinal || !row.deliveryId) {
+      await settleOutbound(database, row.id, outcome);
+      return;
+    }
+    const after = await database.transaction(async (tx) => {
+      await settleOutbound(tx, row.id, outcome);
+      return onFinal(tx, row, outcome);
+    });
+    if (after) {
+      try {
+        after();
+      } catch (error) {
+        this.#deps.logger.warn({ err: errorMessage(error) }, 'outbox: follow-up of a settled send failed');
+      }
+    }
+    this.kick(); // a fallback may have queued parts on another chat
   }
 }

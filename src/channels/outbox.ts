@@ -14,6 +14,8 @@ export type NewOutbound = {
   text: string;
   /** A voice message; `text` is then what is sent if the platform refuses it. */
   audio?: OutboundAudio | null;
+  /** The delivery (deliver(), not a reply) this part belongs to: its outcome settles that delivery. */
+  deliveryId?: string | null;
 };
 
 export type OutboxRow = NewOutbound & {
@@ -41,10 +43,11 @@ type Row = {
   platform_message_id: string | null;
   audio: Uint8Array | null;
   audio_type: string | null;
+  delivery_id: string | null;
 };
 
 const COLUMNS =
-  'id, dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, status, attempts, next_attempt_at, last_error, platform_message_id, audio, audio_type';
+  'id, dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, status, attempts, next_attempt_at, last_error, platform_message_id, audio, audio_type, delivery_id';
 
 const toOutbox = (row: Row): OutboxRow => ({
   id: row.id,
@@ -62,6 +65,7 @@ const toOutbox = (row: Row): OutboxRow => ({
   platformMessageId: row.platform_message_id,
   audio:
     row.audio && row.audio_type ? { data: new Uint8Array(row.audio), contentType: row.audio_type } : null,
+  deliveryId: row.delivery_id,
 });
 
 /** Stores message parts in order; a part whose key is already stored is skipped. Returns the new ids. */
@@ -71,8 +75,8 @@ export async function queueOutbound(db: Queryable, parts: NewOutbound[]): Promis
     const rows = await db.query<{ id: number }>(
       // Due at once, to the millisecond: the sender compares with its own clock's milliseconds, and
       // a row stamped later in the same millisecond would otherwise wait for its next pass.
-      `INSERT INTO outbox_messages (dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, audio, audio_type, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, date_trunc('milliseconds', now()))
+      `INSERT INTO outbox_messages (dedupe_key, channel, chat_id, meta, user_id, inbound_id, text, audio, audio_type, delivery_id, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, date_trunc('milliseconds', now()))
        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
       [
         part.dedupeKey,
@@ -84,6 +88,7 @@ export async function queueOutbound(db: Queryable, parts: NewOutbound[]): Promis
         part.text,
         part.audio ? Buffer.from(part.audio.data) : null,
         part.audio?.contentType ?? null,
+        part.deliveryId ?? null,
       ],
     );
     if (rows[0]) ids.push(rows[0].id);
@@ -137,13 +142,15 @@ export async function markSending(db: Queryable, id: number): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** How a send ended for good: the row is not sent again. */
+export type FinalOutcome =
+  | { status: 'sent'; platformMessageId: string | null }
+  | { status: 'failed' | 'ambiguous'; error: string };
+
 export async function settleOutbound(
   db: Queryable,
   id: number,
-  outcome:
-    | { status: 'sent'; platformMessageId: string | null }
-    | { status: 'pending'; nextAttemptAt: Date; error: string }
-    | { status: 'failed' | 'ambiguous'; error: string },
+  outcome: FinalOutcome | { status: 'pending'; nextAttemptAt: Date; error: string },
 ): Promise<void> {
   if (outcome.status === 'sent') {
     await db.query(

@@ -1,3 +1,4 @@
+import { type DeliveryReceipt, deliverySummary } from '../channels/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { createRuntime } from '../runtime.ts';
 import { userIdProblem } from '../users/index.ts';
@@ -15,11 +16,12 @@ type RunView = {
   turn_id: string | null;
   cost_usd: number;
   error: string | null;
+  delivery?: DeliveryReceipt | null;
 };
 
 /**
  * `steward schedules`: every schedule (name, cron, zone, next run in the workflow's zone, last
- * run and status), through the running server when one owns the data dir.
+ * run, its status and where its output went), through the running server when one owns the data dir.
  */
 export async function schedulesCommand(config: ResolvedConfig, options: SchedulesOptions): Promise<void> {
   checkUser(options.user);
@@ -71,7 +73,7 @@ export async function schedulesRunCommand(
       const { runView } = await import('../workflows/index.ts');
       const result = await runtime.workflows.runNow(name, options.user);
       if ('problem' in result) throw new CliExit(EXIT_ERROR, `steward schedules run: ${result.problem}`);
-      run = runView(result.run);
+      run = runView(result.run, await runtime.workflows.deliveryOf(result.run));
     } finally {
       await runtime.close();
     }
@@ -79,7 +81,7 @@ export async function schedulesRunCommand(
   process.stdout.write(
     options.json
       ? `${JSON.stringify(run, null, 2)}\n`
-      : `${run.skill} (${run.user}): ${run.status}${run.error ? ` — ${run.error}` : ''}\n`,
+      : `${run.skill} (${run.user}): ${run.status}${run.error ? ` — ${run.error}` : ''}${run.delivery ? `; output ${deliverySummary(run.delivery)}` : ''}\n`,
   );
   throw new CliExit(run.status === 'ok' ? EXIT_OK : EXIT_ERROR);
 }
@@ -99,7 +101,7 @@ function failure(url: string, status: number, message: string | undefined): CliE
 function formatTable(schedules: ScheduleView[]): string {
   if (schedules.length === 0)
     return 'No schedules. Add one with workflow.build --schedule, or a schedule: line in a skill file.\n';
-  const header = ['name', 'user', 'schedule', 'timezone', 'next run', 'last run', 'status'];
+  const header = ['name', 'user', 'schedule', 'timezone', 'next run', 'last run', 'status', 'delivery'];
   const rows = schedules.map((schedule) => [
     schedule.name,
     schedule.user,
@@ -108,6 +110,8 @@ function formatTable(schedules: ScheduleView[]): string {
     schedule.next_run ?? '-',
     schedule.last_run ?? '-',
     schedule.last_status ?? '-',
+    // A server older than receipts sends no `delivery`.
+    schedule.delivery ? deliverySummary(schedule.delivery) : '-',
   ]);
   const lines = [header, ...rows];
   const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));

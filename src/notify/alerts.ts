@@ -30,7 +30,7 @@ export type AlertsOptions = {
 
 /**
  * The alerts Steward raises, one method per cause, each with its dedup key. Other modules
- * call these (channels: `webhookVerificationFailed`; workflows: `workflowFailed`); none of
+ * call these (channels: `webhookVerificationFailed`, `deliveryRerouted`; workflows: `workflowFailed`); none of
  * them blocks or throws.
  */
 export class Alerts {
@@ -143,6 +143,39 @@ export class Alerts {
       key: `webhook-verification:${channel}`,
       title: `Inbound ${channel} webhooks are failing verification`,
       detail: `${recent.length} rejected in the last ${Math.round(windowMs / 60_000)} min: a wrong secret, or someone probing the endpoint`,
+    });
+  }
+
+  /**
+   * A delivery (a scheduled run's output, a reminder) failed on a user's channel and went to
+   * their next channel, or — none left — to their dashboard inbox. Keyed by user and failing
+   * channel, so a channel that is down raises one alert per throttle window, not one per message.
+   */
+  deliveryRerouted(trouble: {
+    userId: string;
+    source: string;
+    failed: ReadonlyArray<{ channel: string; error: string | null }>;
+    rerouted: { channel: string } | { inbox: true };
+  }): void {
+    const last = trouble.failed.at(-1);
+    const failedOn = trouble.failed.map((attempt) => attempt.channel).join(', ') || 'its channel';
+    const where =
+      'inbox' in trouble.rerouted
+        ? 'It waits in their dashboard inbox'
+        : `Sent on ${trouble.rerouted.channel} instead`;
+    // An error either way: a channel that refuses deliveries (a blocked bot, a revoked token)
+    // needs the owner, and the owner's alert channel takes errors by default.
+    this.raise({
+      severity: 'error',
+      key:
+        'inbox' in trouble.rerouted
+          ? `delivery-unreached:${trouble.userId}`
+          : `delivery-rerouted:${trouble.userId}:${last?.channel ?? 'unknown'}`,
+      title:
+        'inbox' in trouble.rerouted
+          ? `A ${trouble.source} delivery to ${trouble.userId} reached no channel (${failedOn} failed)`
+          : `A ${trouble.source} delivery to ${trouble.userId} failed on ${failedOn}`,
+      detail: short(`${where}. ${last ? `Last failure: ${last.error ?? 'refused'}` : ''}`.trim()),
     });
   }
 

@@ -5,6 +5,7 @@ import {
   type FakeElevenLabs,
   startFakeElevenLabs,
 } from '../../test/support/fake-elevenlabs.ts';
+import { gatewayErrorPage } from '../../test/support/fake-http.ts';
 import { ElevenLabsClient } from './elevenlabs.ts';
 
 describe('ElevenLabsClient', () => {
@@ -47,5 +48,27 @@ describe('ElevenLabsClient', () => {
     expect(failed).toMatchObject({ ok: false, attempts: 2, error: expect.stringContaining('429') });
     expect(JSON.stringify(failed)).not.toContain(FAKE_ELEVENLABS_KEY);
     expect(fake.speech.length).toBe(before + 4);
+  });
+
+  it('retries a gateway HTML page (5xx) and reports it by its title, not as markup', async () => {
+    const before = fake.speech.length;
+    fake.failNext(gatewayErrorPage(502));
+    expect(await client.speak('Through the outage.', 'opus_48000_64')).toMatchObject({
+      ok: true,
+      attempts: 2,
+    });
+    fake.failNext(gatewayErrorPage(503), gatewayErrorPage(504));
+    const failed = await client.speak('Still down.', 'opus_48000_64');
+    expect(failed).toMatchObject({ ok: false, attempts: 2 });
+    expect(!failed.ok && failed.error).toBe('ElevenLabs answered HTTP 504: 504 Gateway Time-out');
+    expect(fake.speech.length).toBe(before + 4);
+  });
+
+  it('does not retry a refusal (4xx other than 429): the same request would be refused again', async () => {
+    const before = fake.speech.length;
+    fake.failNext({ status: 422, json: { detail: 'text is too long' } });
+    const refused = await client.speak('Refused.', 'mp3_44100_128');
+    expect(refused).toMatchObject({ ok: false, attempts: 1, error: expect.stringContaining('422') });
+    expect(fake.speech.length).toBe(before + 1);
   });
 });

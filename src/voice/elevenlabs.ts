@@ -26,11 +26,19 @@ export type SpeechResult =
 
 const ATTEMPTS = 2;
 
+/** An error body in a few words: an HTML page (a gateway's, during an outage) by its title. */
+function bodyDetail(body: string): string {
+  const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(body)?.[1]?.trim();
+  if (title) return title;
+  return body.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
 /**
  * Text to speech over ElevenLabs' REST API (`POST {url}/v1/text-to-speech/{voice_id}` with
  * `output_format` in the query), called with fetch so no SDK retries behind Steward's back:
- * two attempts in all, the second after a backoff. Never throws: a failure is a value, and the
- * caller answers in text. Errors never carry the API key.
+ * two attempts in all, the second after a backoff — for no answer, 429 and 5xx (HTML pages
+ * included); a refusal (other 4xx) is not tried again. Never throws: a failure is a value, and
+ * the caller answers in text. Errors never carry the API key.
  */
 export class ElevenLabsClient {
   readonly #options: ElevenLabsOptions;
@@ -55,6 +63,7 @@ export class ElevenLabsClient {
       const result = await this.#attempt(text, format, signal);
       if ('audio' in result) return { ok: true, ...result, attempts: attempt };
       error = result.error;
+      if (result.final) return { ok: false, error, attempts: attempt };
     }
     return { ok: false, error, attempts: ATTEMPTS };
   }
@@ -63,7 +72,7 @@ export class ElevenLabsClient {
     text: string,
     format: SpeechFormat,
     signal: AbortSignal | undefined,
-  ): Promise<{ audio: Uint8Array; contentType: string } | { error: string }> {
+  ): Promise<{ audio: Uint8Array; contentType: string } | { error: string; final?: boolean }> {
     const { apiUrl, voiceId, apiKey, modelId, timeoutMs } = this.#options;
     const url = `${apiUrl.replace(/\/+$/, '')}/v1/text-to-speech/${encodeURIComponent(voiceId)}?output_format=${format}`;
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -75,8 +84,12 @@ export class ElevenLabsClient {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       if (!response.ok) {
-        const detail = (await response.text().catch(() => '')).slice(0, 200).replaceAll(apiKey, '***');
-        return { error: `ElevenLabs answered HTTP ${response.status}${detail ? `: ${detail}` : ''}` };
+        const detail = bodyDetail(await response.text().catch(() => '')).replaceAll(apiKey, '***');
+        return {
+          error: `ElevenLabs answered HTTP ${response.status}${detail ? `: ${detail}` : ''}`,
+          // A refusal (a bad key, a text it will not take) is refused again; throttling and outages pass.
+          final: response.status !== 429 && response.status < 500,
+        };
       }
       const audio = new Uint8Array(await response.arrayBuffer());
       if (audio.length === 0) return { error: 'ElevenLabs answered with no audio' };

@@ -18,6 +18,7 @@ const NAV: Array<[string, string]> = [
   ['/tasks', 'Tasks'],
   ['/memories', 'Memories'],
   ['/schedules', 'Schedules'],
+  ['/inbox', 'Inbox'],
   ['/channels', 'Channels'],
   ['/usage', 'Usage'],
 ];

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import type { DeliveryReceipt } from '../channels/index.ts';
 import { userIdProblem } from '../users/index.ts';
 import type { WorkflowRun } from './run-store.ts';
 import type { WorkflowScheduler } from './scheduler.ts';
@@ -12,8 +13,11 @@ const runBody = z
   .object({ name: z.string().min(1, 'name is required'), user: z.string().min(1).optional() })
   .strict();
 
-/** A run as the API and `steward schedules run --json` show it. */
-export function runView(run: WorkflowRun) {
+/**
+ * A run as the API and `steward schedules run --json` show it; `delivery` is its output's
+ * receipt (`pending` until the outbox has sent it or given up).
+ */
+export function runView(run: WorkflowRun, delivery: DeliveryReceipt | null = null) {
   return {
     id: run.id,
     name: run.skill.slice(run.skill.indexOf('.') + 1),
@@ -27,6 +31,7 @@ export function runView(run: WorkflowRun) {
     turn_id: run.turnId,
     cost_usd: run.costUsd,
     error: run.error,
+    delivery,
   };
 }
 
@@ -70,7 +75,7 @@ export function scheduleApiRoutes(scheduler: WorkflowScheduler): Hono<CallerEnv>
     if ('forbidden' in acting) return c.json(forbidden(c.get('principal').userId), 403);
     const result = await scheduler.runNow(parsed.data.name, acting.userId);
     if ('problem' in result) return c.json({ error: 'not_found', message: result.problem }, 404);
-    return c.json({ run: runView(result.run) });
+    return c.json({ run: runView(result.run, await scheduler.deliveryOf(result.run)) });
   });
   return app;
 }

@@ -18,10 +18,12 @@ export type WorkflowRun = {
   costUsd: number;
   error: string | null;
   jobId: string | null;
+  /** The delivery of its output (channels' receipt), once it was handed to deliver(). */
+  deliveryId: string | null;
 };
 
 const RUN_COLUMNS =
-  'id, user_id, skill, scheduled_for, trigger, status, started_at, finished_at, turn_id, cost_usd, error, job_id';
+  'id, user_id, skill, scheduled_for, trigger, status, started_at, finished_at, turn_id, cost_usd, error, job_id, delivery_id';
 
 function toDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
@@ -42,6 +44,7 @@ function toRun(row: Row): WorkflowRun {
     costUsd: Number(row.cost_usd ?? 0),
     error: (row.error as string | null) ?? null,
     jobId: (row.job_id as string | null) ?? null,
+    deliveryId: (row.delivery_id as string | null) ?? null,
   };
 }
 
@@ -105,13 +108,22 @@ export async function finishRun(
     turnId?: string | null;
     costUsd?: number;
     error?: string | null;
+    deliveryId?: string | null;
   },
 ): Promise<void> {
   await db.query(
     `UPDATE workflow_runs SET status = $2, finished_at = $3, turn_id = coalesce($4, turn_id),
-       cost_usd = $5, error = $6
+       cost_usd = $5, error = $6, delivery_id = $7
      WHERE id = $1 AND status = 'running'`,
-    [id, end.status, end.finishedAt.toISOString(), end.turnId ?? null, end.costUsd ?? 0, end.error ?? null],
+    [
+      id,
+      end.status,
+      end.finishedAt.toISOString(),
+      end.turnId ?? null,
+      end.costUsd ?? 0,
+      end.error ?? null,
+      end.deliveryId ?? null,
+    ],
   );
 }
 

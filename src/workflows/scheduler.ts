@@ -1,3 +1,4 @@
+import type { DeliveryReceipt } from '../channels/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import {
@@ -58,6 +59,8 @@ export type ScheduleView = {
   next_run: string | null;
   last_run: string | null;
   last_status: RunStatus | null;
+  /** Where the last run's output went and whether it arrived; null when nothing was delivered. */
+  delivery: DeliveryReceipt | null;
 };
 
 export type SchedulerDeps = Omit<RunnerDeps, 'now'> & {
@@ -69,6 +72,8 @@ export type SchedulerDeps = Omit<RunnerDeps, 'now'> & {
   reminders?: () => ReminderSettings;
   /** Tells a user something outside any turn (missed runs). Defaults to `deliver`. */
   notify?: (userId: string, text: string) => Promise<unknown>;
+  /** The delivery receipts of runs' outputs (channels' `deliveryReceipts`); none: no receipts shown. */
+  receipts?: (deliveryIds: string[]) => Promise<Map<string, DeliveryReceipt>>;
 };
 
 const keyOf = (userId: string, skill: string) => `${userId} ${skill}`;
@@ -354,7 +359,9 @@ export class WorkflowScheduler {
         ? 'Its catch_up is 0, so missed runs are skipped.'
         : `It is run on start only when less than ${describeSeconds(schedule.catchUpSeconds)} late (catch_up).`;
     const text = `Missed: workflow ${name} was due at ${shown.join(', ')}${more} while Steward was not running, and did not run. ${why}`;
-    const notify = this.#deps.notify ?? this.#deps.deliver;
+    const notify =
+      this.#deps.notify ??
+      ((userId: string, message: string) => this.#deps.deliver(userId, message, { source: 'notice' }));
     await notify(schedule.userId, text).catch((error) =>
       this.#deps.logger.warn(
         { err: errorMessage(error), skill: schedule.skill.name },
@@ -374,9 +381,9 @@ export class WorkflowScheduler {
     const declared = (await this.declared(this.#deps.skills())).filter(
       (schedule) => userId === undefined || schedule.userId === userId,
     );
-    const latest = new Map(
-      (await latestRuns(this.#deps.database, userId)).map((run) => [keyOf(run.userId, run.skill), run]),
-    );
+    const runs = await latestRuns(this.#deps.database, userId);
+    const latest = new Map(runs.map((run) => [keyOf(run.userId, run.skill), run]));
+    const receipts = await this.#receipts(runs);
     return declared
       .map((schedule) => {
         const last = latest.get(keyOf(schedule.userId, schedule.skill.name));
@@ -392,9 +399,21 @@ export class WorkflowScheduler {
           next_run: next ? formatInZone(next, schedule.timezone) : null,
           last_run: last ? formatInZone(last.startedAt ?? last.scheduledFor, schedule.timezone) : null,
           last_status: last?.status ?? null,
+          delivery: (last?.deliveryId && receipts.get(last.deliveryId)) || null,
         };
       })
       .sort((a, b) => (a.user === b.user ? (a.skill < b.skill ? -1 : 1) : a.user < b.user ? -1 : 1));
+  }
+
+  /** The receipt of the run's delivery, or null (nothing delivered, or no receipts here). */
+  async deliveryOf(run: WorkflowRun): Promise<DeliveryReceipt | null> {
+    return (await this.#receipts([run])).get(run.deliveryId ?? '') ?? null;
+  }
+
+  async #receipts(runs: WorkflowRun[]): Promise<Map<string, DeliveryReceipt>> {
+    const ids = runs.flatMap((run) => (run.deliveryId ? [run.deliveryId] : []));
+    if (!this.#deps.receipts || ids.length === 0) return new Map();
+    return this.#deps.receipts(ids);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Logger } from '../logging/index.ts';
 import { zoneOffsetMinutes } from '../skills/index.ts';
 import { activeTasksDueBy, addDays, type DueTask } from '../tasks/index.ts';
 import { getUser } from '../users/index.ts';
+import type { WorkflowDeliver } from './workflow-runner.ts';
 
 export type ReminderSettings = {
   enabled: boolean;
@@ -15,7 +16,7 @@ export type ReminderSettings = {
 
 export type ReminderDeps = {
   database: Queryable;
-  deliver: (userId: string, text: string) => Promise<unknown>;
+  deliver: WorkflowDeliver;
   logger: Logger;
 };
 
@@ -68,7 +69,7 @@ export async function sendTaskReminders(
     const lines = claimed.map((task) => `- ${task.title} [${task.id}] — due ${task.dueDate}`);
     const text = `Reminder: ${claimed.length === 1 ? 'a task is' : `${claimed.length} tasks are`} due:\n${lines.join('\n')}`;
     try {
-      await deps.deliver(userId, text);
+      await deps.deliver(userId, text, { source: 'reminder' });
       sent += claimed.length;
     } catch (error) {
       deps.logger.warn({ userId, err: errorMessage(error) }, 'task reminder not delivered');

@@ -5,6 +5,19 @@ import type { Logger } from '../logging/index.ts';
 import { checkSkillMentions, formatInZone, type SkillSnapshot, skillsVisibleTo } from '../skills/index.ts';
 import { claimRun, finishRun, type RunTrigger, runAt, type WorkflowRun } from './run-store.ts';
 
+/** channels' deliver(): `source` says what is delivered; its answer's `deliveryId` names the receipt. */
+export type WorkflowDeliver = (
+  userId: string,
+  text: string,
+  options?: { source?: 'workflow' | 'reminder' | 'notice' },
+) => Promise<unknown>;
+
+/** The receipt's id in deliver()'s answer, if it has one. */
+function deliveryIdOf(answer: unknown): string | null {
+  const id = (answer as { deliveryId?: unknown } | null | undefined)?.deliveryId;
+  return typeof id === 'string' ? id : null;
+}
+
 /** The conversation (channel) scheduled runs happen in, one per user. */
 export const SCHEDULED_CHANNEL = 'scheduled';
 
@@ -15,8 +28,13 @@ export type RunnerDeps = {
   database: Database;
   skills: () => SkillSnapshot;
   engine: { handle(input: TurnInput): Promise<TurnOutcome> };
-  /** Sends text to the user's primary channel (or their conversation). Throws when it cannot. */
-  deliver: (userId: string, text: string) => Promise<unknown>;
+  /**
+   * Sends text to the user's primary channel (or their conversation), as channels' deliver():
+   * its `deliveryId` names the receipt the outbox settles. Throws when it cannot even queue it.
+   */
+  deliver: WorkflowDeliver;
+  /** Told when a run ends failed or undelivered (the owner's alert). Must not throw. */
+  onRunFailed?: (failure: { workflow: string; userId: string; error: string }) => void;
   logger: Logger;
   now: () => Date;
 };
@@ -110,8 +128,10 @@ async function finish(
 ): Promise<WorkflowRun> {
   let status: 'ok' | 'failed' | 'delivery_failed' = end.status;
   let error = end.error ?? null;
+  let deliveryId: string | null = null;
   try {
-    await deps.deliver(run.userId, end.message);
+    // Only queued here: whether it arrived is the delivery's receipt, settled by the outbox.
+    deliveryId = deliveryIdOf(await deps.deliver(run.userId, end.message, { source: 'workflow' }));
   } catch (failure) {
     status = 'delivery_failed';
     error = `${error ? `${error}; ` : ''}delivery failed: ${errorMessage(failure)}`;
@@ -126,11 +146,15 @@ async function finish(
     turnId: end.turnId ?? null,
     costUsd: end.costUsd ?? 0,
     error,
+    deliveryId,
   });
   deps.logger.info(
     { skill: run.skill, userId: run.userId, status, turnId: end.turnId },
     'workflow run finished',
   );
+  if (status !== 'ok') {
+    deps.onRunFailed?.({ workflow: run.skill, userId: run.userId, error: error ?? status });
+  }
   return (await runAt(deps.database, run))!;
 }
 

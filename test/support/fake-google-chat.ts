@@ -28,6 +28,8 @@ export type FakeGoogleChat = FakeHttp & {
   /** Writes a service-account JSON key whose token_uri is this fake; returns its path. */
   writeServiceAccount(path: string): Promise<string>;
   failNext(...replies: FakeReply[]): void;
+  /** Scripted answers for the next calls of the OAuth token endpoint. */
+  failToken(...replies: FakeReply[]): void;
 };
 
 export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
@@ -42,11 +44,13 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
   };
   const posts: ChatPost[] = [];
   const scripted: FakeReply[] = [];
+  const scriptedTokens: FakeReply[] = [];
   let tokens = 0;
   let seq = 1;
   const http = await startFakeHttp((request) => {
     if (request.path === '/jwks') return { status: 200, json: { keys: [publicJwk] } };
     if (request.path === '/token') {
+      if (scriptedTokens.length) return scriptedTokens.shift()!;
       if (
         request.body?.grant_type !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' ||
         !request.body.assertion
@@ -112,5 +116,6 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
       return path;
     },
     failNext: (...replies) => scripted.push(...replies),
+    failToken: (...replies) => scriptedTokens.push(...replies),
   };
 }

@@ -21,6 +21,8 @@ export type FakeReply =
   | { status: number; json?: unknown; headers?: Record<string, string> }
   /** A binary answer (a file download, audio). */
   | { status: number; bytes: Uint8Array; headers?: Record<string, string> }
+  /** An HTML page (what a gateway in front of an API sends during an outage). */
+  | { status: number; html: string; headers?: Record<string, string> }
   /** Never answers (until the server closes): the client's timeout decides. */
   | { hang: true };
 
@@ -64,6 +66,23 @@ async function readRequest(request: IncomingMessage): Promise<RecordedRequest> {
   };
 }
 
+const STATUS_TEXT: Record<number, string> = {
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Temporarily Unavailable',
+  504: 'Gateway Time-out',
+};
+
+/** The HTML error page nginx (in front of an API) answers while its upstream is down. */
+export function gatewayErrorPage(status: number, headers?: Record<string, string>): FakeReply {
+  const title = `${status} ${STATUS_TEXT[status] ?? 'Error'}`;
+  return {
+    status,
+    html: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+    ...(headers ? { headers } : {}),
+  };
+}
+
 /** Starts a server answering each request with `route`'s reply; a hanging reply holds its socket. */
 export async function startFakeHttp(
   route: (request: RecordedRequest) => FakeReply | Promise<FakeReply>,
@@ -82,6 +101,11 @@ export async function startFakeHttp(
       }
       if ('hang' in reply) {
         hanging.add(response);
+        return;
+      }
+      if ('html' in reply) {
+        response.writeHead(reply.status, { 'content-type': 'text/html', ...reply.headers });
+        response.end(reply.html);
         return;
       }
       if ('bytes' in reply) {

@@ -197,9 +197,11 @@ export class GoogleChatAdapter implements ChannelAdapter {
     try {
       token = await this.#tokens.token(signal);
     } catch (error) {
-      return error instanceof StewardError
-        ? { kind: 'failed', error: error.message }
-        : networkFailure(error, 'google token');
+      // Asking for a token posts nothing: unless the key is refused, the message can go later.
+      if (error instanceof StewardError && error.code !== 'service_account_token_unavailable') {
+        return { kind: 'failed', error: error.message };
+      }
+      return { kind: 'retry', error: `google token: ${errorMessage(error)}` };
     }
     const url = new URL(`${this.#options.apiUrl.replace(/\/+$/, '')}/v1/${message.chatId}/messages`);
     if (message.meta.threadId)

@@ -46,6 +46,11 @@ export class ServiceAccountTokens {
     return this.#account;
   }
 
+  /**
+   * A cached or fresh access token. Throws StewardError: `service_account_token_unavailable`
+   * when the endpoint is down or throttling (worth another try), other codes when the key is
+   * unreadable or refused; a network failure is thrown as is.
+   */
   async token(signal?: AbortSignal): Promise<string> {
     if (this.#cached && this.#cached.expiresAt > Date.now() + 60_000) return this.#cached.token;
     const account = this.#load();
@@ -70,10 +75,17 @@ export class ServiceAccountTokens {
       expires_in?: number;
       error?: string;
     };
+    if (response.status === 429 || response.status >= 500) {
+      // The endpoint is down or throttling (often an HTML page from its gateway): try again later.
+      throw new StewardError(
+        'service_account_token_unavailable',
+        `the token endpoint answered HTTP ${response.status}${body.error ? ` (${body.error})` : ''}`,
+      );
+    }
     if (!response.ok || !body.access_token) {
       throw new StewardError(
         'service_account_token',
-        `the token endpoint refused the service account: ${body.error ?? response.status}`,
+        `the token endpoint refused the service account: ${body.error ?? `HTTP ${response.status}`}`,
       );
     }
     this.#cached = { token: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 3600) * 1000 };

@@ -35,6 +35,9 @@ const TRANSIENT = new Set([
   'request_timeout',
 ]);
 
+/** Slack's error codes (`channel_not_found`, `not_in_channel`…). */
+const SLACK_ERROR_CODE = /^[a-z0-9_.]{1,100}$/;
+
 export type SlackOptions = {
   botToken: string;
   signingSecret: string;
@@ -175,6 +178,13 @@ export class SlackAdapter implements ChannelAdapter {
       if (error instanceof WebAPIRateLimitedError) return httpFailure(429, 'rate limited', error.retryAfter);
       if (error instanceof WebAPIPlatformError) {
         const code = error.data.error;
+        // The client puts a 200 body it cannot parse here: not Slack's answer, so not a refusal.
+        if (typeof code !== 'string' || !SLACK_ERROR_CODE.test(code)) {
+          return {
+            kind: 'ambiguous',
+            error: 'slack chat.postMessage answered HTTP 200 with a body that is not Slack JSON',
+          };
+        }
         return TRANSIENT.has(code)
           ? { kind: 'retry', error: `slack: ${code}` }
           : { kind: 'failed', error: `slack: ${code}` };

@@ -15,6 +15,7 @@ import type {
   SendResult,
   WebhookGuard,
 } from '../types.ts';
+import { BotApiAnswerError, botApiFetch } from './bot-api-fetch.ts';
 import { grammySignal } from './grammy-signal.ts';
 import { LongPoller } from './long-polling.ts';
 import { type BotIdentity, normalizeTelegramUpdate } from './normalize-update.ts';
@@ -31,6 +32,7 @@ export type TelegramOptions = {
   logger: Logger;
   pollTimeoutSeconds?: number;
   stallGraceMs?: number;
+  fetch?: typeof fetch;
 };
 
 function sameSecret(given: string | null, expected: string): boolean {
@@ -69,6 +71,7 @@ export class TelegramAdapter implements ChannelAdapter {
     this.api = new Api(options.botToken, {
       apiRoot: options.apiRoot.replace(/\/+$/, ''),
       timeoutSeconds: 120,
+      fetch: botApiFetch(options.fetch),
     });
     this.#bot = { id: Number(options.botToken.split(':')[0]), username: null };
   }
@@ -271,7 +274,7 @@ export class TelegramAdapter implements ChannelAdapter {
       );
       return { kind: 'sent', messageId: String(sent.message_id) };
     } catch (error) {
-      if (!(error instanceof GrammyError && isParseError(error))) return this.#failure(error);
+      if (!(error instanceof GrammyError && isParseError(error))) return this.#failure(error, 'sendMessage');
       this.#options.logger.warn(
         { channel: 'telegram', err: error.description },
         'telegram: HTML refused; resending as plain text',
@@ -286,7 +289,7 @@ export class TelegramAdapter implements ChannelAdapter {
       );
       return { kind: 'sent', messageId: String(sent.message_id) };
     } catch (error) {
-      return this.#failure(error);
+      return this.#failure(error, 'sendMessage');
     }
   }
 
@@ -311,15 +314,33 @@ export class TelegramAdapter implements ChannelAdapter {
       );
       return { kind: 'sent', messageId: String(sent.message_id) };
     } catch (error) {
-      return this.#failure(error);
+      return this.#failure(error, 'sendVoice');
     }
   }
 
-  #failure(error: unknown): SendResult {
+  /**
+   * A failed call as a SendResult. An HTTP answer is classified by its status — a gateway's
+   * 5xx page is retried like the Bot API's own 5xx; only a request that got no answer (a
+   * timeout, a reset) is of unknown outcome. The bot token never reaches the error.
+   */
+  #failure(error: unknown, method: string): SendResult {
+    const result = this.#classify(error, `telegram ${method}`);
+    return 'error' in result
+      ? { ...result, error: result.error.replaceAll(this.#options.botToken, '<bot token>') }
+      : result;
+  }
+
+  #classify(error: unknown, what: string): SendResult {
     if (error instanceof GrammyError)
       return httpFailure(error.error_code, error.description, error.parameters.retry_after);
-    if (error instanceof HttpError) return networkFailure(error.error, 'telegram sendMessage');
-    return networkFailure(error, 'telegram sendMessage');
+    const cause = error instanceof HttpError ? error.error : error;
+    if (cause instanceof BotApiAnswerError) {
+      if (cause.status < 300) {
+        return { kind: 'ambiguous', error: `${what}: ${cause.message}; it may have been delivered` };
+      }
+      return httpFailure(cause.status, `${what}: ${cause.summary}`, cause.retryAfterSeconds);
+    }
+    return networkFailure(cause, what);
   }
 }
 

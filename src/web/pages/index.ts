@@ -3,6 +3,7 @@ import type { WebEnv } from '../layout.ts';
 import { requireCsrf, requireSession } from '../login.ts';
 import { channelRoutes } from './channels.ts';
 import { chatRoutes } from './chat.ts';
+import { inboxRoutes } from './inbox.ts';
 import type { PageDeps } from './page-deps.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { skillRoutes } from './skills.ts';
@@ -30,6 +31,8 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     '/memories/*',
     '/schedules',
     '/schedules/*',
+    '/inbox',
+    '/inbox/*',
     '/channels',
     '/channels/*',
     '/usage',
@@ -44,6 +47,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     skillRoutes,
     taskMemoryRoutes,
     scheduleRoutes,
+    inboxRoutes,
     channelRoutes,
     usageRoutes,
   ])

@@ -1,0 +1,287 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GoogleChatAdapter } from '../src/channels/googlechat/googlechat-adapter.ts';
+import { outboxRows } from '../src/channels/index.ts';
+import { queueOutbound } from '../src/channels/outbox.ts';
+import { OutboxSender } from '../src/channels/outbox-sender.ts';
+import { SlackAdapter } from '../src/channels/slack/slack-adapter.ts';
+import { TelegramAdapter } from '../src/channels/telegram/telegram-adapter.ts';
+import type { ChannelAdapter, ChannelName } from '../src/channels/types.ts';
+import { WhatsAppAdapter } from '../src/channels/whatsapp/whatsapp-adapter.ts';
+import { silentLogger } from '../src/logging/logger.ts';
+import { telegramText } from './support/channel-fixtures.ts';
+import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
+import { backends, describeEachBackend } from './support/db.ts';
+import { FAKE_PROJECT_NUMBER, type FakeGoogleChat, startFakeGoogleChat } from './support/fake-google-chat.ts';
+import {
+  FAKE_PHONE_NUMBER_ID,
+  FAKE_WHATSAPP_TOKEN,
+  type FakeGraph,
+  startFakeGraph,
+} from './support/fake-graph.ts';
+import { gatewayErrorPage } from './support/fake-http.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { FAKE_SLACK_TOKEN, type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
+
+/*
+ * A platform's outage as a gateway in front of it shows it: 502/503/504 with an HTML page.
+ * That is an HTTP answer, not an unknown outcome: the message is retried with backoff and
+ * arrives exactly once. Only a send whose outcome is really unknown stays ambiguous.
+ */
+
+let telegram: FakeTelegram;
+let slack: FakeSlack;
+let graph: FakeGraph;
+let chat: FakeGoogleChat;
+let serviceAccount: string;
+beforeAll(async () => {
+  [telegram, slack, graph, chat] = await Promise.all([
+    startFakeTelegram(),
+    startFakeSlack(),
+    startFakeGraph(),
+    startFakeGoogleChat(),
+  ]);
+  serviceAccount = await chat.writeServiceAccount(
+    path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-outage-')), 'sa.json'),
+  );
+});
+afterAll(async () => {
+  await Promise.all([telegram?.close(), slack?.close(), graph?.close(), chat?.close()]);
+});
+
+const OUTAGE = [gatewayErrorPage(502), gatewayErrorPage(503), gatewayErrorPage(504)];
+
+/** Chat ids are unique across backends: both runs talk to the same fakes. */
+let nextChat = 7000;
+
+describeEachBackend('sending through a platform outage', (db) => {
+  const adapters: Record<ChannelName, () => ChannelAdapter> = {
+    telegram: () =>
+      new TelegramAdapter({ botToken: FAKE_BOT_TOKEN, apiRoot: telegram.url, logger: silentLogger() }),
+    slack: () =>
+      new SlackAdapter({
+        botToken: FAKE_SLACK_TOKEN,
+        signingSecret: 'unused',
+        apiUrl: slack.apiUrl,
+        logger: silentLogger(),
+      }),
+    whatsapp: () =>
+      new WhatsAppAdapter({
+        accessToken: FAKE_WHATSAPP_TOKEN,
+        appSecret: 'unused',
+        verifyToken: 'unused',
+        phoneNumberId: FAKE_PHONE_NUMBER_ID,
+        graphUrl: graph.graphUrl,
+        logger: silentLogger(),
+      }),
+    googlechat: () =>
+      new GoogleChatAdapter({
+        projectNumber: FAKE_PROJECT_NUMBER,
+        jwksUrl: chat.jwksUrl,
+        apiUrl: chat.url,
+        serviceAccountPath: serviceAccount,
+        logger: silentLogger(),
+      }),
+  };
+
+  /** Queues one message and returns a sender on a clock the test moves. */
+  const outage = async (
+    channel: ChannelName,
+    text: string,
+    chatId = String(nextChat++),
+    sendTimeoutMs?: number,
+  ) => {
+    const [id] = await queueOutbound(db(), [
+      { dedupeKey: `outage:${chatId}`, channel, chatId, meta: {}, userId: null, inboundId: null, text },
+    ]);
+    const adapter = adapters[channel]();
+    let clock = new Date(Date.now() + 60_000);
+    const sender = new OutboxSender({
+      database: db(),
+      adapter: () => adapter,
+      logger: silentLogger(),
+      now: () => clock,
+      ...(sendTimeoutMs ? { sendTimeoutMs } : {}),
+    });
+    const row = async () => (await outboxRows(db(), { chatId })).find((found) => found.id === id)!;
+    return {
+      chatId,
+      row,
+      clock: () => clock,
+      /** One pass of the sender, then the clock past any backoff. */
+      pass: async () => {
+        await sender.flush();
+        const settled = await row();
+        clock = new Date(Math.max(clock.getTime(), settled.nextAttemptAt.getTime()) + 1);
+        return settled;
+      },
+    };
+  };
+
+  it('Telegram: three HTML 502 answers are retried and the reply arrives exactly once', async () => {
+    telegram.failNext('sendMessage', gatewayErrorPage(502), gatewayErrorPage(502), gatewayErrorPage(502));
+    const run = await outage('telegram', 'Your digest is ready.');
+    const first = await run.pass();
+    expect(first).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: expect.stringContaining('502'),
+    });
+    expect(first.lastError).toContain('502 Bad Gateway');
+    expect(first.lastError).not.toContain(FAKE_BOT_TOKEN);
+    expect(await run.pass()).toMatchObject({ status: 'pending', attempts: 2 });
+    expect(await run.pass()).toMatchObject({ status: 'pending', attempts: 3 });
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4, lastError: null });
+    await run.pass();
+    const delivered = telegram.sent.filter((message) => message.chat_id === run.chatId);
+    expect(delivered.map((message) => message.text)).toEqual(['Your digest is ready.']);
+    expect(telegram.calls('sendMessage').filter((call) => call.body?.chat_id === run.chatId)).toHaveLength(4);
+  });
+
+  it('Telegram: honours Retry-After on a 503 page, and retries a 5xx whose JSON is not the Bot API', async () => {
+    telegram.failNext('sendMessage', gatewayErrorPage(503, { 'retry-after': '120' }), {
+      status: 503,
+      json: { message: 'Service Unavailable' },
+    });
+    const run = await outage('telegram', 'After the outage.');
+    const before = run.clock().getTime();
+    const first = await run.pass();
+    expect(first.status).toBe('pending');
+    expect(first.nextAttemptAt.getTime()).toBe(before + 120_000);
+    expect(await run.pass()).toMatchObject({ status: 'pending', lastError: expect.stringContaining('503') });
+    expect((await run.pass()).status).toBe('sent');
+    expect(telegram.sent.filter((message) => message.chat_id === run.chatId)).toHaveLength(1);
+  });
+
+  it('Telegram: an HTML page with 200, which says nothing of the message, stays ambiguous', async () => {
+    telegram.failNext('sendMessage', { status: 200, html: '<html><body>Welcome</body></html>' });
+    const run = await outage('telegram', 'Maybe.');
+    expect(await run.pass()).toMatchObject({ status: 'ambiguous', attempts: 1 });
+    await run.pass();
+    expect(telegram.calls('sendMessage').filter((call) => call.body?.chat_id === run.chatId)).toHaveLength(1);
+  });
+
+  it('Slack: HTML 502/503/504 answers are retried and the message is posted once', async () => {
+    slack.failNext('chat.postMessage', ...OUTAGE);
+    const run = await outage('slack', 'Slack after the outage.', `D${nextChat++}`);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await run.pass()).toMatchObject({ status: 'pending', attempts: attempt });
+    }
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4 });
+    expect(slack.posts.filter((post) => post.channel === run.chatId)).toHaveLength(1);
+  });
+
+  it("Slack: a 200 answer that is not Slack's JSON stays ambiguous instead of failing as a refusal", async () => {
+    slack.failNext('chat.postMessage', { status: 200, html: '<html><body>Maintenance</body></html>' });
+    const run = await outage('slack', 'Maybe posted.', `D${nextChat++}`);
+    expect(await run.pass()).toMatchObject({ status: 'ambiguous', attempts: 1 });
+    await run.pass();
+    expect(slack.calls('chat.postMessage').filter((call) => call.body?.channel === run.chatId)).toHaveLength(
+      1,
+    );
+  });
+
+  it('WhatsApp: HTML 502/503/504 answers are retried and the message is sent once', async () => {
+    graph.failNext(...OUTAGE);
+    const run = await outage('whatsapp', 'WhatsApp after the outage.', `1650555${nextChat++}`);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await run.pass()).toMatchObject({ status: 'pending', attempts: attempt });
+    }
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4 });
+    expect(graph.sent.filter((sent) => sent.to === run.chatId)).toHaveLength(1);
+  });
+
+  it('Google Chat: an outage of the Chat API or of the token endpoint is retried, posted once', async () => {
+    chat.failNext(gatewayErrorPage(502));
+    const run = await outage('googlechat', 'Chat after the outage.', `spaces/OUTAGE${nextChat++}`);
+    expect(await run.pass()).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(chat.posts.filter((post) => post.space === run.chatId)).toHaveLength(1);
+
+    // A fresh adapter has no cached token: the token endpoint's outage is met first.
+    chat.failToken(gatewayErrorPage(503), gatewayErrorPage(504));
+    const tokenRun = await outage('googlechat', 'After the token outage.', `spaces/TOKEN${nextChat++}`);
+    expect(await tokenRun.pass()).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(await tokenRun.pass()).toMatchObject({ status: 'pending', attempts: 2 });
+    expect(await tokenRun.pass()).toMatchObject({ status: 'sent', attempts: 3 });
+    expect(chat.posts.filter((post) => post.space === tokenRun.chatId)).toHaveLength(1);
+  });
+
+  it('Google Chat: a token request that times out is retried (asking for a token posts nothing)', async () => {
+    chat.failToken({ hang: true });
+    const run = await outage('googlechat', 'After a slow token.', `spaces/SLOW${nextChat++}`, 300);
+    expect(await run.pass()).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+
+  it('Google Chat: a token endpoint that refuses the key fails the message with the reason', async () => {
+    chat.failToken({ status: 400, json: { error: 'invalid_grant' } });
+    const run = await outage('googlechat', 'Never posted.', `spaces/REFUSED${nextChat++}`);
+    expect(await run.pass()).toMatchObject({
+      status: 'failed',
+      lastError: expect.stringContaining('invalid_grant'),
+    });
+  });
+});
+
+for (const [index, backend] of backends().entries()) {
+  describe(`a reply through a Telegram outage, end to end [${backend}]`, () => {
+    const SECRET = 'tg-outage-secret_0123';
+    // Both backends talk to the same fake: a chat of their own.
+    const OWNER = 3131 + index;
+    let llm: FakeLlm;
+    let steward: ChannelSteward;
+    beforeAll(async () => {
+      llm = await startFakeLlm();
+      steward = await startChannelSteward(
+        backend,
+        llm,
+        `channels:
+  public_url: "http://127.0.0.1:9/base/"
+  allow: ["telegram:${OWNER}"]
+  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }
+`,
+      );
+    });
+    afterAll(async () => {
+      await steward?.close();
+      await llm?.close();
+    });
+
+    it('the Bot API answers the reply three times with an HTML 502; the reply arrives once', async () => {
+      const chatId = String(OWNER);
+      llm.enqueue({ text: 'Here is your answer.' });
+      telegram.failNext('sendMessage', gatewayErrorPage(502), gatewayErrorPage(502), gatewayErrorPage(502));
+      const update = telegramText({
+        updateId: 31_001,
+        messageId: 31_001 + index,
+        fromId: OWNER,
+        text: 'Hello?',
+      });
+      const response = await steward.post('/webhooks/telegram', update, {
+        'x-telegram-bot-api-secret-token': SECRET,
+      });
+      expect(response.status).toBe(200);
+      const sent = () => telegram.sent.filter((message) => message.chat_id === chatId);
+      // Backoff of about 1, 2 and 4 s between the attempts.
+      await expect.poll(() => sent().length, { timeout: 60_000, interval: 200 }).toBe(1);
+      expect(sent()[0]!.text).toBe('Here is your answer.');
+      const calls = () => telegram.calls('sendMessage').filter((call) => call.body?.chat_id === chatId);
+      expect(calls()).toHaveLength(4);
+      const [row] = await steward.runtime.channels.sender
+        .flush()
+        .then(() =>
+          steward.runtime.database.query<{ status: string; attempts: number }>(
+            "SELECT status, attempts FROM outbox_messages WHERE channel = 'telegram' AND chat_id = $1",
+            [chatId],
+          ),
+        );
+      expect(row).toEqual({ status: 'sent', attempts: 4 });
+      expect(sent()).toHaveLength(1);
+      llm.assertDone();
+    });
+  });
+}
