@@ -1,8 +1,17 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { userVaultDir } from '../src/files/index.ts';
+import { indexedCount, indexVault, userVaultDir, watchVaults } from '../src/files/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { type AuthEnv, createServerApp, runRoutes } from '../src/server/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
@@ -198,4 +207,57 @@ describeEachBackend('files: the vault scan never follows symbolic links', (db) =
     );
     expect(rows.map((row) => row.path)).toEqual(['notes/deep/a.md']);
   });
+
+  it('stops the walk at its bounds, says so, and drops no index row it did not reach', async () => {
+    const user = 'bulky';
+    const vault = steward.runtime.services.files!.vault(user);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await vault.write(`bulk/${name}.md`, Buffer.from(name));
+    await vault.write('one/two/three/four.md', Buffer.from('deep'));
+    const options = { maxBytes: 1000 };
+    expect((await indexVault(db(), user, vault.fs, options)).indexed).toBe(6);
+    const fewer = await indexVault(db(), user, vault.fs, { ...options, limits: { files: 2 } });
+    expect(fewer.limited).toMatch(/only the first 2 files/);
+    const shallower = await indexVault(db(), user, vault.fs, { ...options, limits: { depth: 2 } });
+    expect(shallower.limited).toMatch(/deeper than 2 levels/);
+    expect(await indexedCount(db(), user)).toBe(6);
+    // Drive sync needs the whole tree: a partial walk would read as files deleted here.
+    expect((await vault.fs.filesBelow('', { limits: { files: 2 } })).files).toHaveLength(2);
+  });
+
+  it('the watcher never follows a link out of a vault', async () => {
+    const filesDir = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-watch-')), 'files');
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'steward-outside-'));
+    mkdirSync(path.join(filesDir, 'linked', 'sub'), { recursive: true });
+    mkdirSync(path.join(filesDir, 'control'), { recursive: true });
+    symlinkSync(outside, path.join(filesDir, 'linked', 'out'));
+    symlinkSync('..', path.join(filesDir, 'linked', 'sub', 'up'));
+    const seen: string[] = [];
+    const watcher = await watchVaults(filesDir, (vault) => void seen.push(vault), { debounceMs: 50 });
+    const count = (vault: string) => seen.filter((item) => item === vault).length;
+    const changeControl = async (round: number) => {
+      writeFileSync(path.join(filesDir, 'control', `c${round}.md`), 'c');
+      await waitFor(() => count('control') >= round);
+    };
+    try {
+      await changeControl(1);
+      seen.length = 0;
+      writeFileSync(path.join(outside, 'elsewhere.md'), 'not in any vault');
+      // Two changes in another vault, each waited for: an event from outside would be in by then.
+      await changeControl(1);
+      await changeControl(2);
+      expect(seen).not.toContain('linked');
+      writeFileSync(path.join(filesDir, 'linked', 'real.md'), 'a real change');
+      await waitFor(() => count('linked') >= 1);
+    } finally {
+      await watcher.close();
+    }
+  });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

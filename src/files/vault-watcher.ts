@@ -34,7 +34,9 @@ export async function watchVaults(
     followSymlinks: false,
     // The files root, the vault folder, then WATCH_DEPTH folders inside it.
     depth: WATCH_DEPTH + 1,
-    ignored: (file) => {
+    ignored: (file, stats) => {
+      // A link is neither followed nor watched itself (chokidar reports links as added at start).
+      if (stats?.isSymbolicLink()) return true;
       const [vault, top] = segments(file);
       // Steward's own entries of the files root (`.quarantine`, `.layout`) and of each vault.
       if (vault?.startsWith('.')) return true;
