@@ -68,6 +68,14 @@ export function createServerApp(deps: ServerDeps): Hono {
   }
   app.notFound((c) => c.json({ error: 'not_found', message: `No route ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
+    // A client that hangs up mid-upload is not a server failure: one line, no stack.
+    if (c.req.raw.signal.aborted) {
+      deps.logger.info({ path: c.req.path }, 'the client closed the connection before its request was read');
+      return c.json(
+        { error: 'client_closed', message: 'The connection closed before the request arrived.' },
+        400,
+      );
+    }
     deps.logger.error({ err: error, path: c.req.path }, 'request failed');
     return c.json({ error: 'internal', message: 'Internal error; see the server log.' }, 500);
   });
