@@ -50,5 +50,11 @@ export { QUARANTINE_DIR, type QuarantineRecord, quarantinedOperations } from './
 export { userVaultDir, vaultDirName } from './user-vault-dir.ts';
 export { SCAN_LIMITS, type ScanLimits, sha256, VaultFs, type VaultScan } from './vault-fs.ts';
 export { FILES_LAYOUT_FILE, prepareVaults, type VaultPreparation, vaultOwners } from './vault-layout.ts';
-export { ARCHIVE_DIR, displayPath, normalizeUserPath, STAGING_DIR } from './vault-path.ts';
+export {
+  ARCHIVE_DIR,
+  displayPath,
+  normalizeUserPath,
+  STAGING_DIR,
+  withoutUnsafeCharacters,
+} from './vault-path.ts';
 export { type VaultWatcher, WATCH_DEPTH, watchVaults } from './vault-watcher.ts';

@@ -79,7 +79,12 @@ export function unsafeNameCharacter(input: string): string | null {
   const char = match[0];
   const what =
     UNSAFE_NAMES[char] ?? (/\p{Cc}/u.test(char) ? 'a control character' : 'a bidirectional-text control');
-  return `the path "${displayPath(input)}" contains ${codePoint(char)} (${what}), which can disguise a file name: names may not contain control characters or bidirectional-text controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069); write the name without it, e.g. "${input.replace(UNSAFE_CHARACTERS, '')}"`;
+  return `the path "${displayPath(input)}" contains ${codePoint(char)} (${what}), which can disguise a file name: names may not contain control characters or bidirectional-text controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069); write the name without it, e.g. "${withoutUnsafeCharacters(input)}"`;
+}
+
+/** `text` without the characters `unsafeNameCharacter` refuses (to make a name from outside text). */
+export function withoutUnsafeCharacters(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, '');
 }
 
 /**
