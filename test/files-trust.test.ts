@@ -16,14 +16,22 @@ import { silentLogger } from '../src/logging/logger.ts';
 import { type AuthEnv, createServerApp, runRoutes } from '../src/server/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { describeEachBackend } from './support/db.ts';
+import { type FakeWebhook, startFakeWebhook } from './support/fake-webhook.ts';
 import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
 
 describeEachBackend('files: nothing one user does breaks the vault for others', (db) => {
   let steward: FilesRuntime;
+  let webhook: FakeWebhook;
   beforeAll(async () => {
-    steward = await startFilesRuntime(db());
+    webhook = await startFakeWebhook();
+    steward = await startFilesRuntime(db(), {
+      yaml: `alerts: { webhook_url: "${webhook.url}/hook?key=k" }\n`,
+    });
   });
-  afterAll(() => steward.close());
+  afterAll(async () => {
+    await steward.close();
+    await webhook.close();
+  });
 
   const ok = async (command: string, user?: string) => {
     const result = await steward.run(command, user);
@@ -84,6 +92,9 @@ describeEachBackend('files: nothing one user does breaks the vault for others', 
       readFileSync(path.join(steward.dataDir, 'files', '.quarantine', 'poison-1.json'), 'utf8'),
     );
     expect(record).toMatchObject({ id: 'poison-1', userId: user, operation: 'delete', path: 'a.md' });
+    await steward.runtime.observability.flush();
+    const alerts = webhook.delivered.map((entry) => (entry.body as { text: string }).text);
+    expect(alerts.join('\n')).toMatch(/A file operation was set aside[\s\S]*user poisoned: a delete/);
 
     // The rest of this user's vault keeps working, and so does the file the operation was about.
     expect(await ok('files.read --path a.md', user)).toContain('kept');
