@@ -26,8 +26,9 @@ export type QuarantineRecord = {
 };
 
 /**
- * Marks the journal entry `quarantined` and writes its record. The record is written first,
- * so a crash in between leaves the entry pending and the next recovery sets it aside again.
+ * Writes the operation's record, then marks its journal entry `quarantined` (a crash in
+ * between leaves it pending, and the next recovery sets it aside again). A record that cannot
+ * be written is skipped: the entry is set aside all the same.
  */
 export async function quarantineOperation(options: {
   database: Queryable;
@@ -54,11 +55,16 @@ export async function quarantineOperation(options: {
     setAsideAt: (options.now?.() ?? new Date()).toISOString(),
     leftovers,
   };
-  const dir = path.join(options.filesDir, QUARANTINE_DIR);
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${recordName(entry.id)}.json`);
-  await writeFile(`${file}.tmp`, `${JSON.stringify(record, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+  try {
+    const dir = path.join(options.filesDir, QUARANTINE_DIR);
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${recordName(entry.id)}.json`);
+    await writeFile(`${file}.tmp`, `${JSON.stringify(record, null, 2)}\n`);
+    await rename(`${file}.tmp`, file);
+  } catch {
+    // A disk that takes no record still must not keep the operation blocking the vault: the
+    // journal row below, the log line and the alert still say what happened.
+  }
   await quarantineJournalEntry(options.database, entry.id, options.error);
   return record;
 }

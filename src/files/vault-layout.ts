@@ -52,12 +52,18 @@ export async function prepareVaults(options: {
       await writeFile(`${marker}.tmp`, `${FILES_LAYOUT_VERSION}\n`);
       await rename(`${marker}.tmp`, marker);
     }
+    const owners = await vaultOwners(database, filesDir);
     for (const name of await readdir(filesDir)) {
       if (name.startsWith('.')) continue;
       const root = path.join(filesDir, name);
       if (!(await stat(root).catch(() => null))?.isDirectory()) continue;
+      const owner = owners.get(name);
+      const migrate = () => ensureArchiveLayout(root, onStep);
       try {
-        result.migratedVersions += await ensureArchiveLayout(root, onStep);
+        // Under the vault's own lock: another instance may be writing to it right now.
+        result.migratedVersions += await (owner
+          ? database.withAdvisoryLock(`files:${owner}`, migrate)
+          : migrate());
       } catch (error) {
         if (error instanceof HookStopped) throw error;
         result.problems.push(`the archive of ${name} could not be migrated: ${errorMessage(error)}`);
