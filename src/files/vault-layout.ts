@@ -120,11 +120,12 @@ async function moveUserVaults(
   }
 }
 
-/** The user each vault folder in the files root belongs to (folders of no known user are left out). */
+/** The user each vault folder in the files root belongs to (folders of no user are left out). */
 export async function vaultOwners(database: Queryable, filesDir: string): Promise<Map<string, string>> {
   const names = new Set(await readdir(filesDir).catch(() => [] as string[]));
   const owners = new Map<string, string>();
-  for (const userId of await knownUserIds(database)) {
+  // The users table only: it is small, and this runs every few minutes (reconcile, watcher).
+  for (const userId of await listUserIds(database)) {
     if (userIdProblem(userId)) continue;
     const name = vaultDirName(userId);
     if (names.has(name)) owners.set(name, userId);
@@ -132,7 +133,7 @@ export async function vaultOwners(database: Queryable, filesDir: string): Promis
   return owners;
 }
 
-/** Users, and ids that have file operations or index rows (a vault can outlive its user row). */
+/** Users, and ids that have file operations or index rows (the one-time migration: a vault can outlive its user row). */
 async function knownUserIds(database: Queryable): Promise<Set<string>> {
   const ids = new Set(await listUserIds(database));
   const withFiles = await database.query<{ user_id: string }>(
