@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
@@ -101,6 +101,24 @@ describeEachBackend('vault layout migration', (db) => {
     const again = await files.prepare();
     expect(again).toEqual({ movedUsers: [], migratedVersions: 0, problems: [] });
     expect(await whatUsersSee(files)).toEqual(seen);
+  });
+
+  it('reports a vault it cannot move, leaves it as it is, and migrates the others', async () => {
+    const { filesDir, files } = await fresh();
+    mkdirSync(path.join(filesDir, 'nest%2Fchild'));
+    writeFileSync(path.join(filesDir, 'nest%2Fchild', 'other.md'), 'made elsewhere');
+    const prepared = await files.prepare();
+    expect(prepared.problems).toEqual([
+      'the files of user nest/child are in both nest/child and nest%2Fchild: nothing was moved; merge them by hand',
+    ]);
+    expect(prepared.movedUsers.map((moved) => moved.userId).sort()).toEqual([
+      'Alice',
+      'googlechat:users/777',
+    ]);
+    expect(readFileSync(path.join(filesDir, 'nest', 'child', 'diary.md'), 'utf8')).toBe('kelp');
+    const seen = await whatUsersSee(files);
+    expect(seen['nest/child']).toEqual({ 'other.md': ['made elsewhere'] });
+    expect(seen['googlechat:users/777']).toEqual({ 'chat/notes.md': ['harbour'] });
   });
 
   it('loses nothing when it crashes at any step, and finishes on the next start', async () => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Database } from '../db/index.ts';
+import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import { type Logger, silentLogger } from '../logging/index.ts';
 import { indexSkillPages, type SkillPage } from './content-index.ts';
@@ -96,7 +97,14 @@ export class FilesService {
    * recovery. Logs what moved and what could not be; never throws for one vault's trouble.
    */
   async prepare(): Promise<VaultPreparation> {
-    const prepared = await prepareVaults({ database: this.database, filesDir: this.filesDir });
+    let prepared: VaultPreparation;
+    try {
+      prepared = await prepareVaults({ database: this.database, filesDir: this.filesDir });
+    } catch (error) {
+      // The files root itself is unusable (permissions, a full disk): file skills fail, the rest runs.
+      this.#logger.error({ err: error, filesDir: this.filesDir }, 'the vaults could not be prepared');
+      return { movedUsers: [], migratedVersions: 0, problems: [errorMessage(error)] };
+    }
     for (const moved of prepared.movedUsers)
       this.#logger.warn(moved, 'moved a vault to its own folder (user ids that nested shared one before)');
     if (prepared.migratedVersions > 0)

@@ -107,7 +107,15 @@ async function moveUserVaults(
       continue;
     }
     await onStep('move-user');
-    await rename(from, to);
+    try {
+      await rename(from, to);
+    } catch (error) {
+      // Not retried at the next start (the root is marked done): by then `from` may be a folder its parent made.
+      result.problems.push(
+        `the files of user ${userId} could not be moved from ${path.relative(filesDir, from)} to ${name} (${errorMessage(error)}): move that folder by hand while Steward is stopped`,
+      );
+      continue;
+    }
     result.movedUsers.push({ userId, from: path.relative(filesDir, from), to: name });
     // The folders that only held the moved vault (`files/googlechat:users/` when no such user has files).
     for (let parent = path.dirname(from); parent !== filesDir; parent = path.dirname(parent)) {
