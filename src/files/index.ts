@@ -47,9 +47,9 @@ export {
 export { type JournalEntry, operationHistory, usersWithPendingOperations } from './journal.ts';
 export { LocalVault, type LocalVaultOptions } from './local-vault.ts';
 export { QUARANTINE_DIR, type QuarantineRecord, quarantinedOperations } from './quarantine.ts';
-export { userVaultDir, vaultDirName } from './user-vault-dir.ts';
+export { userVaultDir } from './user-vault-dir.ts';
 export { SCAN_LIMITS, type ScanLimits, sha256, VaultFs, type VaultScan } from './vault-fs.ts';
-export { FILES_LAYOUT_FILE, prepareVaults, type VaultPreparation, vaultOwners } from './vault-layout.ts';
+export { prepareVaults, type VaultPreparation } from './vault-layout.ts';
 export {
   ARCHIVE_DIR,
   displayPath,
