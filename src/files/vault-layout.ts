@@ -56,8 +56,10 @@ export async function prepareVaults(options: {
     for (const name of await readdir(filesDir)) {
       if (name.startsWith('.')) continue;
       const root = path.join(filesDir, name);
-      if (!(await stat(root).catch(() => null))?.isDirectory()) continue;
       const owner = owners.get(name);
+      // A user's vault may be a link the owner made; a link of no user is followed nowhere.
+      const info = await (owner ? stat(root) : lstat(root)).catch(() => null);
+      if (!info?.isDirectory()) continue;
       const migrate = () => ensureArchiveLayout(root, onStep);
       try {
         // Under the vault's own lock: another instance may be writing to it right now.
