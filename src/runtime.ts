@@ -216,6 +216,13 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
         const rootUrl = config.get().google.api_url;
         return { auth, ...(rootUrl ? { rootUrl } : {}) };
       }),
+    onQuarantine: (record) =>
+      observability.alerts.raise({
+        severity: 'error',
+        key: `files-quarantine:${record.id}`,
+        title: 'A file operation was set aside',
+        detail: `user ${record.userId}: a ${record.operation} could be neither completed nor undone; nothing was deleted (see steward doctor)`,
+      }),
     logger,
   });
   services.files = files;
@@ -228,6 +235,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     logger,
     background: options.watch === true,
   });
+  await files.prepare();
   const recovered = await files.recoverAll();
   if (recovered.completed + recovered.rolledBack > 0)
     logger.warn(recovered, 'file operations interrupted by a crash were settled');
@@ -338,7 +346,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     );
     // Files changed while no server ran are indexed at start (the reconcile pass also indexes the skill pages).
     await jobs.enqueue(FILES_RECONCILE_JOB, {});
-    vaultWatcher = await watchVaults(files.filesDir, (userId) => void files.changed(userId), {
+    vaultWatcher = await watchVaults(files.filesDir, (vault) => void files.vaultChanged(vault), {
       onError: (error) => logger.warn({ err: error }, 'file watcher error'),
     });
     const backups = await registerBackupJobs({

@@ -75,7 +75,9 @@ describeEachBackend('files.sync with Google Drive', (db) => {
     const { metadata } = await sync();
     expect(metadata.pulled).toEqual(['notes/a.txt']);
     expect(local('notes/a.txt')).toBe('alpha, edited in Drive');
-    expect(readFileSync(path.join(vault, '.archive/notes/a.txt/v2.txt'), 'utf8')).toBe('alpha, edited here');
+    expect(readFileSync(path.join(vault, '.archive/+notes/+a.txt/v2.txt'), 'utf8')).toBe(
+      'alpha, edited here',
+    );
   });
 
   it('keeps both versions of a file changed on both sides, and says so until the user chooses', async () => {
@@ -126,7 +128,7 @@ describeEachBackend('files.sync with Google Drive', (db) => {
     const pulledDelete = await sync();
     expect(pulledDelete.metadata.archivedHere).toEqual(['notes/b.txt']);
     expect(existsSync(path.join(vault, 'notes/b.txt'))).toBe(false);
-    expect(readFileSync(path.join(vault, '.archive/notes/b.txt/v1.txt'), 'utf8')).toBe('beta');
+    expect(readFileSync(path.join(vault, '.archive/+notes/+b.txt/v1.txt'), 'utf8')).toBe('beta');
   });
 
   it('reports Drive being down as an error naming Google Drive, changing nothing', async () => {

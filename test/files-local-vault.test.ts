@@ -14,14 +14,14 @@ describeEachBackend('LocalVault', (db) => {
 
   describe('contract', () => fileStoreContract(async () => make()));
 
-  it('keeps the vault at <files dir>/<user id>/ with archives as plain copies', async () => {
+  it('keeps the vault in <files dir>/<user folder>/ with archives as plain copies', async () => {
     const vault = make('alice');
     value(await vault.write('notes/plan.md', Buffer.from('first')));
     value(await vault.write('notes/plan.md', Buffer.from('second')));
     const { readFileSync } = await import('node:fs');
     expect(vault.fs.root.endsWith(path.join('files', 'alice')) || vault.fs.root.endsWith('alice')).toBe(true);
     expect(readFileSync(path.join(vault.fs.root, 'notes/plan.md'), 'utf8')).toBe('second');
-    expect(readFileSync(path.join(vault.fs.root, '.archive/notes/plan.md/v1.md'), 'utf8')).toBe('first');
+    expect(readFileSync(path.join(vault.fs.root, '.archive/+notes/+plan.md/v1.md'), 'utf8')).toBe('first');
   });
 
   it('refuses symbolic links that lead out of the root, and follows those that stay inside', async () => {

@@ -48,7 +48,7 @@ describeEachBackend('files skills', (db) => {
     expect(read).toContain('<external source="file:notes/plan.md">\n# Plan\nfirst draft\n</external>');
 
     expect(await ok('files.write --path notes/plan.md --content "second draft"')).toMatch(/archived as v1/);
-    expect(readFileSync(path.join(vault, '.archive/notes/plan.md/v1.md'), 'utf8')).toBe(
+    expect(readFileSync(path.join(vault, '.archive/+notes/+plan.md/v1.md'), 'utf8')).toBe(
       '# Plan\nfirst draft',
     );
     const versions = await ok('files.versions --path notes/plan.md');

@@ -1,4 +1,5 @@
 import { backupAge, listBackups } from '../backup/index.ts';
+import path from 'node:path';
 import {
   CHANNEL_NAMES,
   CHANNEL_SETUP,
@@ -16,6 +17,7 @@ import {
 } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { webChecks } from '../integrations/index.ts';
+import { displayPath, QUARANTINE_DIR, quarantinedOperations } from '../files/index.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
 import { systemTimezone } from '../users/index.ts';
@@ -286,6 +288,24 @@ async function backupCheck(config: ResolvedConfig, now = new Date()): Promise<Ch
   };
 }
 
+/** The vaults: file operations recovery set aside (they need a person), read from the data dir. */
+async function filesCheck(config: ResolvedConfig): Promise<Check> {
+  const filesDir = path.join(config.dataDir, 'files');
+  const records = await quarantinedOperations(filesDir);
+  if (records.length === 0)
+    return { name: 'files', ok: true, detail: `vaults in ${filesDir}; no file operation set aside` };
+  const shown = records
+    .slice(0, 3)
+    .map((record) => `${record.operation} of "${displayPath(record.path)}" for ${record.userId}`)
+    .join('; ');
+  return {
+    name: 'files',
+    ok: false,
+    detail: `${records.length} file operation(s) set aside: recovery could neither finish nor undo them (${shown}${records.length > 3 ? '; …' : ''}); every other file works`,
+    fix: `nothing was deleted: each record in ${path.join(filesDir, QUARANTINE_DIR)} names the file and what the operation left where (in the vault's .staging folder); put back what you want, then delete the record`,
+  };
+}
+
 /** `steward doctor`: where each setting came from, and whether each dependency answers. */
 export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   const out: string[] = ['Settings:', ...settingLines(config)];
@@ -294,6 +314,7 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   const checks = [...(await databaseChecks(config)), await llmCheck(config)];
   checks.push(...(await channelChecks(config)));
   checks.push(tracingCheck(config));
+  checks.push(await filesCheck(config));
   checks.push(...(await voiceChecks(config)));
   checks.push(...(await webChecks(config)));
   checks.push(await backupCheck(config));

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Queryable } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { type ExtractedText, extractText, nameWords } from './extract-text.ts';
-import { sha256, type VaultFs } from './vault-fs.ts';
+import { type ScanLimits, sha256, type VaultFs } from './vault-fs.ts';
 
 /** user_id of rows every user may search (the skill pages). */
 export const SHARED_OWNER = '';
@@ -10,7 +10,14 @@ export const SHARED_OWNER = '';
 // to_tsvector refuses documents past 1 MB of lexemes; bodies are cut well before that.
 const MAX_BODY_CHARS = 400_000;
 
-export type IndexReport = { indexed: number; removed: number; unchanged: number; failed: number };
+export type IndexReport = {
+  indexed: number;
+  removed: number;
+  unchanged: number;
+  failed: number;
+  /** Set when the vault walk hit its bounds: files past them are not indexed, and no row is dropped. */
+  limited?: string;
+};
 
 type IndexedRow = { path: string; change_token: string };
 
@@ -23,10 +30,15 @@ export async function indexVault(
   db: Queryable,
   userId: string,
   fs: VaultFs,
-  options: { maxBytes: number; signal?: AbortSignal },
+  options: { maxBytes: number; signal?: AbortSignal; limits?: Partial<ScanLimits> },
 ): Promise<IndexReport> {
   const report: IndexReport = { indexed: 0, removed: 0, unchanged: 0, failed: 0 };
-  const files = await fs.filesBelow('', options.signal);
+  const scan = await fs.filesBelow('', {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  const files = scan.files;
+  if (scan.limited) report.limited = scan.limited;
   const rows = await db.query<IndexedRow>(
     `SELECT path, change_token FROM content_index WHERE user_id = $1 AND source = 'vault'`,
     [userId],
@@ -75,7 +87,8 @@ export async function indexVault(
     });
     report.indexed++;
   }
-  if (known.size > 0) {
+  // A partial walk cannot tell a file that is gone from one it did not reach.
+  if (known.size > 0 && !scan.limited) {
     await db.query(
       `DELETE FROM content_index WHERE user_id = $1 AND source = 'vault' AND path = ANY($2::text[])`,
       [userId, [...known.keys()]],

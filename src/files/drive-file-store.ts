@@ -380,7 +380,7 @@ export class DriveFileStore implements FileStore {
    * not: recovery looks at what Drive holds and finishes an interrupted move.
    */
   async #recoverPending(): Promise<RecoveryReport> {
-    const report: RecoveryReport = { completed: 0, rolledBack: 0 };
+    const report: RecoveryReport = { completed: 0, rolledBack: 0, quarantined: 0 };
     for (const entry of await pendingOperations(this.#database, this.#userId, 'drive')) {
       let completed: boolean;
       const live = await this.fileAt(entry.path);

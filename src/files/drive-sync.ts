@@ -3,7 +3,7 @@ import type { Queryable } from '../db/index.ts';
 import { type DriveClient, type DriveFile, GOOGLE_DOC_MIME, remoteVersion } from './drive-client.ts';
 import type { DriveFileStore } from './drive-file-store.ts';
 import { exportFormat, isNative } from './drive-formats.ts';
-import type { FileOutcome } from './file-store.ts';
+import { done, type FileOutcome, failure } from './file-store.ts';
 import type { LocalVault } from './local-vault.ts';
 import { forgetSyncedFile, type SyncedFile, saveSyncedFile, syncedFiles } from './sync-state.ts';
 import { sha256 } from './vault-fs.ts';
@@ -36,7 +36,7 @@ export type SyncDeps = {
  * one); a deletion on one side archives the file on the other. Every replace on either side
  * goes through its store, so the replaced version is archived first.
  */
-export async function syncWithDrive(deps: SyncDeps): Promise<SyncReport> {
+export async function syncWithDrive(deps: SyncDeps): Promise<FileOutcome<SyncReport>> {
   const { database, userId, vault, drive, signal } = deps;
   const report: SyncReport = {
     folderName: deps.folderName,
@@ -48,8 +48,15 @@ export async function syncWithDrive(deps: SyncDeps): Promise<SyncReport> {
     skipped: [],
     unchanged: 0,
   };
+  const scan = await vault.fs.filesBelow('', signal ? { signal } : {});
+  // A file past the walk's bounds would look deleted here, and be archived in Drive.
+  if (scan.limited)
+    return failure(
+      'unsupported',
+      `nothing was synced: ${scan.limited} in your files, and sync needs all of them; move some files into fewer, shallower folders`,
+    );
   const remote = new Map((await drive.walk(signal)).map(({ path, file }) => [path, file]));
-  const local = new Set((await vault.fs.filesBelow('', signal)).map((entry) => entry.path));
+  const local = new Set(scan.files.map((entry) => entry.path));
   const state = await syncedFiles(database, userId);
   const conflictCopies = new Set(
     [...state.values()].flatMap((file) => (file.conflictPath ? [file.conflictPath] : [])),
@@ -101,7 +108,7 @@ export async function syncWithDrive(deps: SyncDeps): Promise<SyncReport> {
       report.skipped.push({ path, reason: error.message });
     }
   }
-  return report;
+  return done(report);
 
   async function syncPath(path: string): Promise<void> {
     const file = remote.get(path);

@@ -56,7 +56,8 @@ export type MoveReport = {
 
 export type RestoreReport = WriteReport & { restoredVersion: number };
 
-export type RecoveryReport = { completed: number; rolledBack: number };
+/** `quarantined`: operations recovery could not settle, set aside (and reported) instead. */
+export type RecoveryReport = { completed: number; rolledBack: number; quarantined: number };
 
 export type FileOperationName = 'write' | 'delete' | 'move' | 'restore';
 

@@ -1,11 +1,11 @@
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import type { Database } from '../db/index.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { userIdProblem } from '../users/index.ts';
 import { indexSkillPages, indexVault, type SkillPage } from './content-index.ts';
+import { userVaultDir } from './user-vault-dir.ts';
 import { VaultFs } from './vault-fs.ts';
+import { vaultOwners } from './vault-layout.ts';
 
 export const FILES_INDEX_JOB = 'files.index';
 export const SKILLS_INDEX_JOB = 'files.index_skills';
@@ -34,11 +34,16 @@ export async function registerFileJobs(deps: FileJobDeps): Promise<void> {
     FILES_INDEX_JOB,
     async (data, context) => {
       if (userIdProblem(data.userId)) return;
-      const fs = new VaultFs(path.join(deps.filesDir, data.userId));
+      const fs = new VaultFs(userVaultDir(deps.filesDir, data.userId));
       const report = await indexVault(database, data.userId, fs, {
         maxBytes: deps.maxIndexBytes(),
         signal: context.signal,
       });
+      if (report.limited)
+        logger.warn(
+          { userId: data.userId, limit: report.limited },
+          'the vault is larger or deeper than the index walks: files past the bound are not searchable',
+        );
       if (report.indexed || report.removed) logger.debug({ userId: data.userId, ...report }, 'files indexed');
     },
     { retryLimit: 3, retryDelaySeconds: 5, singletonPerKey: true, expireInSeconds: 600 },
@@ -54,10 +59,8 @@ export async function registerFileJobs(deps: FileJobDeps): Promise<void> {
     { retryLimit: 3, singletonPerKey: true },
   );
   await jobs.register(FILES_RECONCILE_JOB, async () => {
-    const users = await readdir(deps.filesDir).catch(() => [] as string[]);
-    for (const userId of users) {
-      if (!userIdProblem(userId)) await enqueueIndex(jobs, userId);
-    }
+    for (const userId of (await vaultOwners(database, deps.filesDir)).values())
+      await enqueueIndex(jobs, userId);
     await jobs.enqueue(SKILLS_INDEX_JOB, {}, { singletonKey: 'skills' });
   });
   await jobs.schedule(FILES_RECONCILE_JOB, '*/5 * * * *', {}, 'UTC');

@@ -1,3 +1,4 @@
+export { ensureArchiveLayout, type LayoutStepHook } from './archive-layout.ts';
 export {
   type IndexReport,
   indexSkillPages,
@@ -45,7 +46,15 @@ export {
 } from './index-jobs.ts';
 export { type JournalEntry, operationHistory, usersWithPendingOperations } from './journal.ts';
 export { LocalVault, type LocalVaultOptions, withVaultLock } from './local-vault.ts';
+export { QUARANTINE_DIR, type QuarantineRecord, quarantinedOperations } from './quarantine.ts';
 export { userVaultDir } from './user-vault-dir.ts';
-export { sha256, VaultFs } from './vault-fs.ts';
-export { ARCHIVE_DIR, normalizeUserPath, STAGING_DIR } from './vault-path.ts';
-export { type VaultWatcher, watchVaults } from './vault-watcher.ts';
+export { SCAN_LIMITS, type ScanLimits, sha256, VaultFs, type VaultScan } from './vault-fs.ts';
+export { prepareVaults, type VaultPreparation } from './vault-layout.ts';
+export {
+  ARCHIVE_DIR,
+  displayPath,
+  normalizeUserPath,
+  STAGING_DIR,
+  withoutUnsafeCharacters,
+} from './vault-path.ts';
+export { type VaultWatcher, WATCH_DEPTH, watchVaults } from './vault-watcher.ts';

@@ -12,7 +12,8 @@ export type JournalEntry = {
   archiveName: string | null;
   contentHash: string | null;
   details: Record<string, unknown>;
-  status: 'pending' | 'completed' | 'rolled_back';
+  /** `quarantined`: recovery could neither complete nor undo it; set aside (see quarantine.ts). */
+  status: 'pending' | 'completed' | 'rolled_back' | 'quarantined';
   createdAt: Date;
 };
 
@@ -75,6 +76,14 @@ export async function finishOperation(
   await db.query(
     `UPDATE file_operations SET status = $2, error = $3, finished_at = now() WHERE id = $1 AND status = 'pending'`,
     [id, status, error],
+  );
+}
+
+/** Takes an operation out of recovery for good: it is never replayed again. */
+export async function quarantineJournalEntry(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query(
+    `UPDATE file_operations SET status = 'quarantined', error = $2, finished_at = now() WHERE id = $1 AND status = 'pending'`,
+    [id, error],
   );
 }
 

@@ -3,6 +3,7 @@ import { readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/index.ts';
 import { errorMessage, StewardError } from '../errors.ts';
+import { ensureArchiveLayout } from './archive-layout.ts';
 import {
   type DeleteReport,
   done,
@@ -21,6 +22,7 @@ import {
 import { finishOperation, type JournalEntry, pendingOperations, recordOperation } from './journal.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 import { recoverLocalOperation } from './local-vault-recovery.ts';
+import { type QuarantineRecord, quarantineOperation } from './quarantine.ts';
 import { userVaultDir } from './user-vault-dir.ts';
 import { sha256, VaultFs } from './vault-fs.ts';
 import { baseName, isWithin, parentOf, STAGING_DIR, versionFileName } from './vault-path.ts';
@@ -31,11 +33,18 @@ export type LocalVaultOptions = {
   filesDir: string;
   userId: string;
   onStep?: StepHook;
+  /**
+   * Told of every operation recovery set aside (logged, alerted). Must not throw. Recovery
+   * itself goes on either way: one operation it cannot settle never blocks the rest.
+   */
+  onQuarantine?: (record: QuarantineRecord) => void;
   randomId?: () => string;
 };
 
 // Every vault of the process shares one queue per user: two skill calls never interleave steps.
 const vaultQueues = new KeyedMutex();
+// Vault roots whose archive layout this process has checked (see ensureArchiveLayout).
+const preparedRoots = new Set<string>();
 
 /**
  * Runs `fn` while no operation runs on `userId`'s local vault, in this process and (on a server
@@ -53,28 +62,54 @@ export function withVaultLock<T>(
 }
 
 /**
- * The embedded FileStore: a folder per user, `<data dir>/files/<user id>/`, with each
- * replaced or deleted version kept as a plain copy under `.archive/<path>/vN.ext`. Every
- * operation is journaled before it starts and runs as small steps, each of which leaves the
- * vault in a state `recover()` can complete or roll back.
+ * The embedded FileStore: a folder per user, `userVaultDir(<data dir>/files, user id)`, with
+ * each replaced or deleted version kept as a plain copy under `.archive/+<name>/+<name>/vN.ext`
+ * (see `archiveSegments`). Every operation is journaled before it starts and runs as small
+ * steps, each of which leaves the vault in a state `recover()` can complete or roll back; one
+ * that recovery cannot settle is set aside (quarantined) and reported, never replayed again.
+ * Errors show paths relative to the vault, never the server's folders.
  */
 export class LocalVault implements FileStore {
   readonly kind = 'local' as const;
   readonly userId: string;
   readonly fs: VaultFs;
   readonly #database: Database;
+  readonly #filesDir: string;
   readonly #onStep: StepHook;
+  readonly #onQuarantine: (record: QuarantineRecord) => void;
   readonly #randomId: () => string;
 
   constructor(options: LocalVaultOptions) {
     this.userId = options.userId;
     this.fs = new VaultFs(userVaultDir(options.filesDir, options.userId));
     this.#database = options.database;
+    this.#filesDir = options.filesDir;
     this.#onStep = options.onStep ?? (() => undefined);
+    this.#onQuarantine = options.onQuarantine ?? (() => undefined);
     this.#randomId = options.randomId ?? (() => randomUUID());
   }
 
-  async list(dir: string): Promise<FileOutcome<FileEntry[]>> {
+  list(dir: string): Promise<FileOutcome<FileEntry[]>> {
+    return this.#reading(() => this.#list(dir));
+  }
+
+  stat(input: string): Promise<FileOutcome<FileEntry>> {
+    return this.#reading(() => this.#stat(input));
+  }
+
+  read(input: string): Promise<FileOutcome<Buffer>> {
+    return this.#reading(() => this.#read(input));
+  }
+
+  versions(input: string): Promise<FileOutcome<FileVersion[]>> {
+    return this.#reading(() => this.#versions(input));
+  }
+
+  readVersion(input: string, version: number): Promise<FileOutcome<Buffer>> {
+    return this.#reading(() => this.#readVersion(input, version));
+  }
+
+  async #list(dir: string): Promise<FileOutcome<FileEntry[]>> {
     const resolved = await this.fs.resolve(dir, { allowRoot: true });
     if (!resolved.ok) return resolved;
     const kind = await this.fs.kindOf(resolved.value);
@@ -84,14 +119,14 @@ export class LocalVault implements FileStore {
     return done(await this.fs.children(resolved.value));
   }
 
-  async stat(input: string): Promise<FileOutcome<FileEntry>> {
+  async #stat(input: string): Promise<FileOutcome<FileEntry>> {
     const resolved = await this.fs.resolve(input);
     if (!resolved.ok) return resolved;
     const entry = await this.fs.entry(resolved.value);
     return entry ? done(entry) : notFound(resolved.value);
   }
 
-  async read(input: string): Promise<FileOutcome<Buffer>> {
+  async #read(input: string): Promise<FileOutcome<Buffer>> {
     const resolved = await this.fs.resolve(input);
     if (!resolved.ok) return resolved;
     const kind = await this.fs.kindOf(resolved.value);
@@ -101,14 +136,14 @@ export class LocalVault implements FileStore {
     return done(await readFile(this.fs.abs(resolved.value)));
   }
 
-  async versions(input: string): Promise<FileOutcome<FileVersion[]>> {
+  async #versions(input: string): Promise<FileOutcome<FileVersion[]>> {
     const resolved = await this.fs.resolve(input);
     if (!resolved.ok) return resolved;
     const versions = await this.fs.versions(resolved.value);
     return versions.length > 0 ? done(versions) : notFound(resolved.value);
   }
 
-  async readVersion(input: string, version: number): Promise<FileOutcome<Buffer>> {
+  async #readVersion(input: string, version: number): Promise<FileOutcome<Buffer>> {
     const resolved = await this.fs.resolve(input);
     if (!resolved.ok) return resolved;
     const versions = await this.fs.versions(resolved.value);
@@ -204,7 +239,7 @@ export class LocalVault implements FileStore {
   }
 
   recover(): Promise<RecoveryReport> {
-    return this.#exclusive(() => this.#recoverPending());
+    return this.#exclusive(async (recovered) => recovered);
   }
 
   /** Steps of a move; recovery re-runs them, and each skips itself once its effect is there. */
@@ -281,10 +316,25 @@ export class LocalVault implements FileStore {
     }
   }
 
+  /** Settles what a crash left pending; an operation that cannot be settled is set aside, not retried. */
   async #recoverPending(): Promise<RecoveryReport> {
-    const report: RecoveryReport = { completed: 0, rolledBack: 0 };
+    const report: RecoveryReport = { completed: 0, rolledBack: 0, quarantined: 0 };
     for (const entry of await pendingOperations(this.#database, this.userId, 'local')) {
-      const outcome = await recoverLocalOperation(this.#recoveryDeps(), entry);
+      let outcome: 'completed' | 'rolled_back';
+      try {
+        outcome = await recoverLocalOperation(this.#recoveryDeps(), entry);
+      } catch (error) {
+        const record = await quarantineOperation({
+          database: this.#database,
+          filesDir: this.#filesDir,
+          vaultRoot: this.fs.root,
+          entry,
+          error: this.#hidePaths(errorMessage(error)),
+        });
+        report.quarantined++;
+        this.#onQuarantine(record);
+        continue;
+      }
       if (outcome === 'completed') report.completed++;
       else report.rolledBack++;
     }
@@ -303,14 +353,47 @@ export class LocalVault implements FileStore {
     };
   }
 
-  /** Serializes operations on this user's files, across processes too (advisory lock), after recovery. */
-  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return vaultQueues.run(this.fs.root, () =>
-      this.#database.withAdvisoryLock(`files:${this.userId}`, async () => {
-        await this.#recoverPending();
-        return fn();
-      }),
+  /**
+   * Serializes operations on this user's files, across processes too (advisory lock), after
+   * the archive layout is checked and recovery ran. Errors leave with vault-relative paths.
+   */
+  #exclusive<T>(fn: (recovered: RecoveryReport) => Promise<T>): Promise<T> {
+    return this.#hidingPaths(() =>
+      vaultQueues.run(this.fs.root, () =>
+        this.#database.withAdvisoryLock(`files:${this.userId}`, async () => {
+          await ensureArchiveLayout(this.fs.root);
+          preparedRoots.add(this.fs.root);
+          return fn(await this.#recoverPending());
+        }),
+      ),
     );
+  }
+
+  /** Reads need the current archive layout too; the first one in a process checks it under the lock. */
+  async #reading<T>(fn: () => Promise<T>): Promise<T> {
+    if (!preparedRoots.has(this.fs.root)) await this.#exclusive(async () => undefined);
+    return this.#hidingPaths(fn);
+  }
+
+  async #hidingPaths<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      const message = errorMessage(error);
+      const hidden = this.#hidePaths(message);
+      if (hidden === message) throw error;
+      const code = error instanceof StewardError ? error.code : 'file_operation_failed';
+      throw new StewardError(code, hidden, { cause: error });
+    }
+  }
+
+  /** A message with the vault's own path made relative, and the server's folders left out. */
+  #hidePaths(message: string): string {
+    let hidden = message;
+    for (const root of [this.fs.root, this.fs.realRoot].filter((item): item is string => item !== null)) {
+      hidden = hidden.replaceAll(`${root}${path.sep}`, '').replaceAll(root, '.');
+    }
+    return hidden.replaceAll(`${this.#filesDir}${path.sep}`, '').replaceAll(this.#filesDir, '<files>');
   }
 
   /** A path that can receive a file: no folder there, and no file where a folder is needed. */

@@ -3,7 +3,20 @@ import { lstat, mkdir, open, readdir, realpath, rename, stat } from 'node:fs/pro
 import path from 'node:path';
 import { StewardError } from '../errors.ts';
 import { done, type FileEntry, type FileOutcome, type FileVersion, failure } from './file-store.ts';
-import { ARCHIVE_DIR, normalizeUserPath, RESERVED_NAMES, versionFromFileName } from './vault-path.ts';
+import {
+  ARCHIVE_DIR,
+  archiveSegments,
+  normalizeUserPath,
+  RESERVED_NAMES,
+  versionFromFileName,
+} from './vault-path.ts';
+
+/** Bounds of a walk through a vault (the index, Drive sync). */
+export type ScanLimits = { files: number; depth: number };
+export const SCAN_LIMITS: ScanLimits = { files: 50_000, depth: 32 };
+
+/** The files a walk found; `limited` says which bound stopped it early (the list is then partial). */
+export type VaultScan = { files: FileEntry[]; limited: string | null };
 
 /**
  * The file-system side of a local vault: where a user path lives on disk, what is there,
@@ -17,12 +30,18 @@ export class VaultFs {
     this.root = root;
   }
 
+  /** The root with symbolic links resolved, once `ensureRoot` has run (null before). */
+  get realRoot(): string | null {
+    return this.#realRoot;
+  }
+
   abs(userPath: string): string {
     return userPath === '' ? this.root : path.join(this.root, ...userPath.split('/'));
   }
 
+  /** The folder holding the archived versions of a path (see `archiveSegments`). */
   archiveDir(userPath: string): string {
-    return path.join(this.root, ARCHIVE_DIR, ...userPath.split('/'));
+    return path.join(this.root, ARCHIVE_DIR, ...archiveSegments(userPath));
   }
 
   async ensureRoot(): Promise<string> {
@@ -101,18 +120,43 @@ export class VaultFs {
     );
   }
 
-  /** Every file below a folder (recursively), skipping Steward's own folders. */
-  async filesBelow(dir: string, signal?: AbortSignal): Promise<FileEntry[]> {
+  /**
+   * Every file below a folder, skipping Steward's own folders. Symbolic links are never
+   * followed (a link `up -> ..` would make the tree endless, one to `/` would make it the
+   * machine), and the walk stops at `limits`: `limited` then says which bound was hit, and the
+   * files list is incomplete.
+   */
+  async filesBelow(
+    dir: string,
+    options: { signal?: AbortSignal; limits?: Partial<ScanLimits> } = {},
+  ): Promise<VaultScan> {
+    const limits = { ...SCAN_LIMITS, ...options.limits };
     const files: FileEntry[] = [];
-    const pending = [dir];
+    const pending: Array<{ dir: string; depth: number }> = [{ dir, depth: 0 }];
+    let limited: string | null = null;
     while (pending.length > 0) {
-      signal?.throwIfAborted();
-      for (const entry of await this.children(pending.pop()!)) {
-        if (entry.kind === 'folder') pending.push(entry.path);
-        else files.push(entry);
+      options.signal?.throwIfAborted();
+      const folder = pending.pop()!;
+      const dirents = await readdir(this.abs(folder.dir), { withFileTypes: true }).catch(() => []);
+      for (const dirent of dirents) {
+        if (folder.dir === '' && RESERVED_NAMES.includes(dirent.name)) continue;
+        const userPath = folder.dir === '' ? dirent.name : `${folder.dir}/${dirent.name}`;
+        if (dirent.isDirectory()) {
+          if (folder.depth < limits.depth) pending.push({ dir: userPath, depth: folder.depth + 1 });
+          else limited ??= `folders nested deeper than ${limits.depth} levels were not scanned`;
+          continue;
+        }
+        if (!dirent.isFile()) continue;
+        if (files.length >= limits.files) {
+          limited = `only the first ${limits.files} files were scanned`;
+          return { files, limited };
+        }
+        const info = await lstat(this.abs(userPath)).catch(() => null);
+        if (info?.isFile())
+          files.push({ path: userPath, kind: 'file', size: info.size, modifiedAt: info.mtime });
       }
     }
-    return files;
+    return { files, limited };
   }
 
   /** Archived versions of a path: numbers and their files, oldest first. */

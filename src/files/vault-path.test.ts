@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { normalizeUserPath, versionFileName, versionFromFileName } from './vault-path.ts';
+import {
+  archiveSegments,
+  displayPath,
+  normalizeUserPath,
+  versionFileName,
+  versionFromFileName,
+  withoutUnsafeCharacters,
+} from './vault-path.ts';
 
 it('normalizes what people write and refuses what would leave the root', () => {
   expect(normalizeUserPath('./notes//plan.md')).toEqual({ ok: true, path: 'notes/plan.md' });
@@ -45,4 +52,39 @@ it('names archived versions after the file, keeping its extension', () => {
   expect(versionFileName('.env', 2)).toBe('v2');
   expect(versionFromFileName('v12.tar.gz')).toBe(12);
   expect(versionFromFileName('notes.md')).toBeNull();
+});
+
+it('refuses control and bidirectional-text characters in names, naming them without repeating them', () => {
+  for (const [input, shown] of [
+    ['evil\u202Edm.exe', 'U+202E'],
+    ['a\nb.md', 'U+000A'],
+    ['a\u0085b.md', 'U+0085'],
+    ['x\u2067y', 'U+2067'],
+    ['rlm\u200F.md', 'U+200F'],
+    ['a\0b', 'U+0000'],
+  ] as const) {
+    const checked = normalizeUserPath(input);
+    expect(checked.ok, input).toBe(false);
+    if (checked.ok) continue;
+    expect(checked.message).toContain(shown);
+    expect(checked.message).not.toContain(input);
+  }
+  expect(normalizeUserPath('notes/ünïcödé – ok.md').ok).toBe(true);
+  expect(displayPath('evil\u202Edm.exe')).toBe('evil<U+202E>dm.exe');
+  expect(withoutUnsafeCharacters('evil\u202Edm.exe')).toBe('evildm.exe');
+});
+
+it('keeps the versions of a path and the paths below it apart in the archive', () => {
+  expect(archiveSegments('notes/plan.md')).toEqual(['+notes', '+plan.md']);
+  expect(archiveSegments('')).toEqual([]);
+  const long = 'n'.repeat(255);
+  expect(archiveSegments(long)[0]).toMatch(/^=[0-9a-f]{64}$/);
+  // No archive folder of a path is ever a version file name of another.
+  fc.assert(
+    fc.property(fc.string({ minLength: 1 }), fc.integer({ min: 1, max: 10_000 }), (name, version) => {
+      const [segment] = archiveSegments(name);
+      expect(versionFromFileName(segment!)).toBeNull();
+      expect(segment).not.toBe(versionFileName(name, version));
+    }),
+  );
 });

@@ -20,6 +20,7 @@ export {
   ensureUser,
   getUser,
   isValidTimezone,
+  listUserIds,
   systemTimezone,
   type User,
   updateUser,

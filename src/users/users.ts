@@ -81,3 +81,8 @@ export async function getUser(db: Queryable, id: string): Promise<User | null> {
   const row = rows[0];
   return row ? { id: row.id, displayName: row.display_name, timezone: row.timezone } : null;
 }
+
+/** The id of every user, in no particular order (maintenance passes over all users' data). */
+export async function listUserIds(db: Queryable): Promise<string[]> {
+  return (await db.query<{ id: string }>('SELECT id FROM users')).map((row) => row.id);
+}

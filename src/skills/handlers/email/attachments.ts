@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutUnsafeCharacters } from '../../../files/index.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
 import { cleanPath, filesOf, formatSize, isResult } from '../files/shared.ts';
@@ -11,7 +12,8 @@ const DEFAULT_FOLDER = 'email-attachments';
  * characters or characters that are awkward in paths; `fallback` when nothing usable is left.
  */
 export function attachmentFileName(filename: string, fallback: string): string {
-  const last = filename.replace(/\\/g, '/').split('/').pop() ?? '';
+  // Bidirectional-text controls could disguise the name (`evil\u202Edm.exe`); the vault refuses them.
+  const last = withoutUnsafeCharacters(filename.replace(/\\/g, '/').split('/').pop() ?? '');
   const cleaned = [...last]
     .filter((char) => char.charCodeAt(0) >= 32 && char.charCodeAt(0) !== 127 && !'<>:"|?*'.includes(char))
     .join('')

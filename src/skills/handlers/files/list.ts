@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { displayPath } from '../../../files/index.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, ok } from '../../types.ts';
 import { failWith, filesOf, formatSize, formatTime, isResult } from './shared.ts';
@@ -20,10 +21,11 @@ export const listFilesHandler = defineHandler({
           : 'You have no files yet. Create one with files.write --path notes/example.md --content "…"',
         { metadata: { count: 0, entries: [] } },
       );
+    // A name put in the vault by hand may hold characters that disguise it: shown as <U+202E>.
     const lines = entries.map((entry) =>
       entry.kind === 'folder'
-        ? `${entry.path}/`
-        : `${entry.path} · ${formatSize(entry.size)} · ${formatTime(entry.modifiedAt, ctx.user.timezone)}`,
+        ? `${displayPath(entry.path)}/`
+        : `${displayPath(entry.path)} · ${formatSize(entry.size)} · ${formatTime(entry.modifiedAt, ctx.user.timezone)}`,
     );
     return ok(`${entries.length} in ${where}:\n${lines.join('\n')}`, {
       metadata: {

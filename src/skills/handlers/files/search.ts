@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchContent } from '../../../files/index.ts';
+import { displayPath, searchContent } from '../../../files/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, ok } from '../../types.ts';
@@ -28,7 +28,7 @@ export const searchFilesHandler = defineHandler({
         { metadata: { count: 0, matches: [] } },
       );
     const blocks = matches.map((match, index) => {
-      const name = match.source === 'skill' ? `skill ${match.path}` : match.path;
+      const name = match.source === 'skill' ? `skill ${match.path}` : displayPath(match.path);
       const note = match.note ? ` (${match.note})` : '';
       const snippet = match.snippet
         ? `\n${match.source === 'skill' ? fenceExternal(`skill:${match.path}`, match.snippet) : fenceFile(match.path, match.snippet)}`

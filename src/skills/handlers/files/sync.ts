@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { displayPath } from '../../../files/index.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
 import { failWith, filesOf, isResult } from './shared.ts';
 
@@ -37,7 +38,8 @@ export const syncFilesHandler = defineHandler({
       lines.push(
         `Conflict: ${conflict.path} changed both here and in Drive. Both are kept: yours at ${conflict.path}, Drive's at ${conflict.conflictPath}. Delete the one you do not want (or move Drive's over yours), then sync again.`,
       );
-    for (const skipped of report.skipped) lines.push(`Skipped ${skipped.path}: ${skipped.reason}`);
+    for (const skipped of report.skipped)
+      lines.push(`Skipped ${displayPath(skipped.path)}: ${skipped.reason}`);
     if (lines.length === 1) lines.push(`Everything was already in sync (${report.unchanged} files).`);
     else lines.push(`${report.unchanged} files unchanged.`);
     return ok(lines.join('\n'), {

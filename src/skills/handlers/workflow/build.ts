@@ -128,11 +128,13 @@ export const buildWorkflowHandler = defineHandler({
     const when = schedule
       ? ` It runs on "${schedule}" in ${zone}${next ? `; next run ${next}` : ''}.`
       : ' It has no schedule: run it with steward schedules run, or add --schedule.';
-    return ok(`Saved ${skillName} (${path.relative(workflows.skillsDir, file)}).${when}`, {
-      sideEffects: [`wrote ${file}`],
+    // Relative to the skills dir: a user is never shown where the server keeps its files.
+    const shownPath = path.relative(workflows.skillsDir, file).split(path.sep).join('/');
+    return ok(`Saved ${skillName} (${shownPath}).${when}`, {
+      sideEffects: [`wrote ${shownPath}`],
       metadata: {
         skill: skillName,
-        path: file,
+        path: shownPath,
         owner: ctx.user.id,
         schedule: schedule ?? null,
         timezone: zone,
