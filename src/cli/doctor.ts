@@ -1,5 +1,5 @@
-import { backupAge, listBackups } from '../backup/index.ts';
 import path from 'node:path';
+import { backupAge, listBackups } from '../backup/index.ts';
 import {
   CHANNEL_NAMES,
   CHANNEL_SETUP,
@@ -16,8 +16,8 @@ import {
   serverVersion,
 } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import { webChecks } from '../integrations/index.ts';
 import { displayPath, QUARANTINE_DIR, quarantinedOperations } from '../files/index.ts';
+import { webChecks } from '../integrations/index.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
 import { systemTimezone } from '../users/index.ts';
