@@ -145,7 +145,7 @@ describeEachBackend('backup and restore', (get, backend) => {
         treeSums(path.join(files.dataDir, 'files')),
       );
       const sums = treeSums(path.join(target.dataDir, 'files'));
-      expect(Object.keys(sums)).toContain(path.join('alice', '.archive', 'notes', 'plan.md', 'v1.md'));
+      expect(Object.keys(sums)).toContain(path.join('alice', '.archive', '+notes', '+plan.md', 'v1.md'));
     } finally {
       await target.drop();
     }

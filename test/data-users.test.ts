@@ -115,7 +115,7 @@ describeEachBackend('export and delete one user', (get) => {
         'tasks.md',
         'memories.md',
         path.join('files', 'notes', 'a.md'),
-        path.join('files', '.archive', 'notes', 'a.md', 'v1.md'),
+        path.join('files', '.archive', '+notes', '+a.md', 'v1.md'),
         path.join('skills', 'workflows', 'digest_alicefe.md'),
         path.join('data', 'channel_identities.json'),
       ]),
