@@ -1,7 +1,8 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
-import { userVaultDir, withVaultLock } from '../files/index.ts';
+import { ARCHIVE_DIR, userVaultDir, withVaultLock } from '../files/index.ts';
 import { filesRoot } from './backup.ts';
 import { ownedSkills, removeOwnedSkills } from './owned-skills.ts';
 import { quoteIdent, readCatalog } from './table-catalog.ts';
@@ -73,5 +74,9 @@ export async function forgetUser(
 async function countFiles(dir: string): Promise<number> {
   if (!(await lstat(dir).catch(() => null))?.isDirectory()) return 0;
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((entry) => entry.isFile()).length;
+  // The vault's own layout marker (`.archive/layout`) is not one of the user's files or versions.
+  return entries.filter(
+    (entry) =>
+      entry.isFile() && !(entry.name === 'layout' && path.basename(entry.parentPath) === ARCHIVE_DIR),
+  ).length;
 }
