@@ -25,7 +25,11 @@ import { writeTestConfig } from './support/steward.ts';
 const server = await answeringPostgres();
 
 type Trace = {
-  turn: { status: string; reply: string; receipts: Array<{ skill: string; status: string; summary: string }> };
+  turn: {
+    status: string;
+    reply: string;
+    receipts: Array<{ skill: string; status: string; summary: string }>;
+  };
   agents: Array<{ agent_id: string; status: string; error: string | null }>;
 };
 

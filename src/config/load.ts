@@ -199,6 +199,11 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
   },
   { name: 'ELEVENLABS_API_URL', key: 'voice.elevenlabs.api_url', description: 'ElevenLabs API root' },
   {
+    name: 'STEWARD_RECEIPTS',
+    key: 'replies.receipts',
+    description: 'receipt lines under replies: auto (chat channels, terminal, dashboard) or off',
+  },
+  {
     name: 'STEWARD_SSRF_ALLOW',
     key: 'security.ssrf_allow',
     description: 'private hosts or CIDR ranges the model may make Steward fetch (comma-separated)',

@@ -4,7 +4,7 @@ import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
 import { integrationsOf, withProvider } from '../provider-call.ts';
-import { contactLine, notesBlock } from './format.ts';
+import { contactLine, contactReceipt, notesBlock } from './format.ts';
 
 const ADDRESS = /^[^\s<>@",;]+@[^\s<>@",;]+$/;
 
@@ -92,6 +92,7 @@ export const createContactHandler = defineHandler({
       return ok(`Created in ${crm.name}: ${contactLine(contact)}`, {
         sideEffects: [`crm contact ${contact.id} created`],
         metadata: { id: contact.id },
+        receipt: contactReceipt(contact),
       });
     });
   },
@@ -115,6 +116,7 @@ export const updateContactHandler = defineHandler({
       return ok(`Updated in ${crm.name}: ${contactLine(contact)}`, {
         sideEffects: [`crm contact ${contact.id} updated`],
         metadata: { id: contact.id },
+        receipt: contactReceipt(contact),
       });
     });
   },

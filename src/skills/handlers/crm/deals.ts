@@ -61,6 +61,7 @@ export const updateDealHandler = defineHandler({
       return ok(`Updated in ${crm.name}: ${dealLine(deal)}`, {
         sideEffects: [`crm deal ${deal.id} updated`],
         metadata: { id: deal.id },
+        receipt: `${deal.name} (${deal.id})`,
       });
     });
   },
@@ -91,6 +92,7 @@ export const addNoteHandler = defineHandler({
       return ok(`Added note [${note.id}] to ${target.kind} ${target.id} in ${crm.name}.`, {
         sideEffects: [`crm note ${note.id} added`],
         metadata: { id: note.id },
+        receipt: `note ${note.id} on ${target.kind} ${target.id}`,
       });
     });
   },
