@@ -104,6 +104,9 @@ const CLAIM = new RegExp(
   'gi',
 );
 
+/** A further verb of the same claim: "I created the task **and sent** the email". */
+const CONTINUED = new RegExp(`(?:,|\\band\\b|\\bthen\\b)\\s+${ADVERBS}(${VERB_LIST})\\b`, 'gi');
+
 /** Sentences of `text` that state something (questions, quotes and code left out). */
 function statements(text: string): string[] {
   const out: string[] = [];
@@ -138,7 +141,16 @@ function nearestDomain(sentence: string, at: number): Domain | null {
 export function claimedActions(text: string): ActionClaim[] {
   const claims: ActionClaim[] = [];
   for (const sentence of statements(text)) {
-    for (const match of sentence.matchAll(CLAIM)) {
+    const first = new RegExp(CLAIM.source, 'i').exec(sentence);
+    const matches = first
+      ? [
+          ...sentence.matchAll(CLAIM),
+          ...[...sentence.slice(first.index).matchAll(CONTINUED)].map((match) =>
+            Object.assign(match, { index: (match.index ?? 0) + first.index }),
+          ),
+        ].sort((a, b) => (a.index ?? 0) - (b.index ?? 0))
+      : [];
+    for (const match of matches) {
       const verb = match[1]!.toLowerCase().replace(/\s+/g, ' ');
       const rule = RULES.find((candidate) => candidate.verbs.includes(verb));
       if (!rule) continue;

@@ -18,6 +18,9 @@ const MAIN_FLAGS = [
 
 const MAX_DETAIL = 80;
 
+/** Flags never shown in a receipt, whatever they hold. */
+const SECRET_FLAG = /pass|secret|token|key|auth|credential|cookie/i;
+
 /** `text` on one line, at most `max` characters (an ellipsis says it was cut). */
 export function oneLine(text: string, max = MAX_DETAIL): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -26,20 +29,20 @@ export function oneLine(text: string, max = MAX_DETAIL): string {
 
 /**
  * The identifying detail of a receipt when the handler gave none: the command's main flag
- * (`--title "Alpha plan"` → `Alpha plan`), else its first flag with a value, else empty.
+ * (`--title "Alpha plan"` → `Alpha plan`), else its first flag with a value, else empty. A flag
+ * named like a secret is never used, and credentials in a URL are dropped.
  */
 export function receiptDetailFromFlags(flags: Readonly<Record<string, FlagValue>>): string {
   const text = (value: FlagValue | undefined): string | null => {
-    if (typeof value === 'string') return value.trim() || null;
-    if (Array.isArray(value)) return value.join(', ').trim() || null;
-    return null;
+    const joined = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : '';
+    return joined.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1').trim() || null;
   };
   for (const name of MAIN_FLAGS) {
     const value = text(flags[name]);
     if (value) return oneLine(value);
   }
-  for (const value of Object.values(flags)) {
-    const found = text(value);
+  for (const [name, value] of Object.entries(flags)) {
+    const found = SECRET_FLAG.test(name) ? null : text(value);
     if (found) return oneLine(found);
   }
   return '';
