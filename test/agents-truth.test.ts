@@ -5,6 +5,7 @@ import { appendMessage } from '../src/memory/index.ts';
 import { ensureUser } from '../src/users/index.ts';
 import {
   approve,
+  callTool,
   dispatch,
   getResults,
   lastToolResult,
@@ -276,7 +277,11 @@ for (const backend of backends()) {
       expect(trace.agents.map((agent) => [agent.agent_id, agent.status])).toEqual([['filer', 'interrupted']]);
 
       const models = scriptModels(fake, {
-        orchestrator: [getResults(), reply('The task may exist already; I will check first.')],
+        orchestrator: [
+          getResults(),
+          callTool('message_agent', { agent_id: 'filer', message: 'Go on where you stopped.' }),
+          reply('The task may exist already; I will check first.'),
+        ],
       });
       const resumed = await say('crashed', 'continue', conversationId);
 
@@ -293,6 +298,10 @@ for (const backend of backends()) {
       });
       expect(told.agents[0]!.result).toContain('may have happened — check before redoing');
       expect(told.agents[0]!.result).toContain('tasks.create --title "Alpha plan" (unknown)');
+      // It cannot be continued, and the model is told why (not "it has not run").
+      expect(lastToolResult(models.orchestratorRequests()[2]!)).toMatch(
+        /^Agent filer was interrupted \(Steward restarted\) and cannot be continued\./,
+      );
     });
   });
 }

@@ -344,8 +344,16 @@ async function messageAgent(
 ): Promise<string> {
   const spec = input.board.specs.get(agentId);
   const previous = input.board.outcomes.get(agentId);
-  if (!spec || !previous?.executionId) {
+  if (!spec || !previous) {
     return `Agent ${agentId} has not run in this turn. Dispatch it, call get_agent_results, then message it.`;
+  }
+  if (!previous.executionId) {
+    // Say why it cannot go on, rather than "has not run" for an agent that did.
+    if (previous.status === 'interrupted')
+      return `Agent ${agentId} was interrupted (Steward restarted) and cannot be continued. Check what it did (its skill_calls in get_agent_results), then dispatch a new agent with a new agent_id.`;
+    if (previous.status === 'skipped')
+      return `Agent ${agentId} never ran: it was skipped (${previous.skippedBecause ?? previous.result}). Dispatch a new agent with a new agent_id.`;
+    return `Agent ${agentId} finished before this turn and cannot be continued here. Dispatch a new agent with a new agent_id for the follow-up.`;
   }
   const outcome = await runSubAgent(deps, {
     spec,

@@ -250,7 +250,8 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
     calls.push({ command, skill: outcome.skill, status: outcome.callStatus, mutating: outcome.effect });
     const status = outcome.callStatus === 'unknown' ? 'unknown' : outcome.status;
     results.push(`${command} → ${status}: ${firstLines(outcome.content)}`);
-    return resultForModel({ ...outcome, content: cutFenced(outcome.content, MAX_RESULT_IN_TRANSCRIPT) });
+    const cutBefore = typeof outcome.metadata?.truncated === 'number' ? outcome.metadata.truncated : 0;
+    return resultForModel({ ...outcome, content: shortened(outcome.content, cutBefore) });
   }
 }
 
@@ -274,6 +275,20 @@ function initialMessages(deps: SubAgentDeps, request: SubAgentRequest): ChatMess
     { role: 'system', content: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }] },
     { role: 'user', content: brief },
   ];
+}
+
+/**
+ * A result cut to what a sub-agent's transcript holds, saying that it was cut and how much
+ * (`cutBefore`: characters the executor had already cut).
+ */
+export function shortened(content: string, cutBefore = 0, max = MAX_RESULT_IN_TRANSCRIPT): string {
+  if (content.length <= max) return content;
+  const hidden = content.length - max + cutBefore;
+  return cutFenced(
+    content,
+    max,
+    `\n…[truncated: about ${hidden} more characters not shown. Narrow the command (filters, --limit) to see the rest.]`,
+  );
 }
 
 function firstLines(text: string, max = 300): string {

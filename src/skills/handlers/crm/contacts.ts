@@ -3,6 +3,7 @@ import type { ContactFields } from '../../../integrations/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
+import { limitNote } from '../limit-note.ts';
 import { integrationsOf, withProvider } from '../provider-call.ts';
 import { contactLine, contactReceipt, notesBlock } from './format.ts';
 
@@ -54,8 +55,8 @@ export const searchContactsHandler = defineHandler({
       const metadata = { ids: contacts.map((contact) => contact.id), count: contacts.length };
       if (contacts.length === 0) return ok(`No contacts match in ${crm.name}.`, { metadata });
       return ok(
-        `${contacts.length} contact${contacts.length === 1 ? '' : 's'} in ${crm.name}:\n${fenceExternal('hubspot:contacts', contacts.map(contactLine).join('\n'))}`,
-        { metadata },
+        `${contacts.length} contact${contacts.length === 1 ? '' : 's'} in ${crm.name}:\n${fenceExternal('hubspot:contacts', contacts.map(contactLine).join('\n'))}${limitNote(contacts.length, flags.limit, 50)}`,
+        { metadata: { ...metadata, limitReached: contacts.length >= flags.limit } },
       );
     });
   },
