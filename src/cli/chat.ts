@@ -4,6 +4,7 @@ import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
 import type { Usage } from '../llm/index.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { userIdProblem } from '../users/index.ts';
+import { afterStream } from './chat-output.ts';
 import { ChatProgress } from './chat-progress.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
 import { remoteServer } from './remote.ts';
@@ -319,7 +320,6 @@ async function talk(session: Session, message: Message): Promise<ChatReply> {
       }
     },
   });
-  if (segment && segment.trim() === reply.reply.trim()) process.stdout.write('\n');
-  else process.stdout.write(`${segment ? '\n' : ''}${reply.reply}\n`);
+  process.stdout.write(afterStream(segment, reply.reply));
   return reply;
 }
