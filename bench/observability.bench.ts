@@ -145,7 +145,10 @@ async function observerCost(collectorUrl: string, traced: boolean): Promise<numb
       { type: 'llm_call', role: 'orchestrator', model: 'm', usage, latencyMs: 5, agentId: null },
       ref,
     );
-    observability.observe({ type: 'turn_end', turnId, status: 'completed', reply: 'ok', usage }, ref);
+    observability.observe(
+      { type: 'turn_end', turnId, status: 'completed', reply: 'ok', usage, receipts: [] },
+      ref,
+    );
   }
   const perTurn = ((performance.now() - started) * 1000) / turns;
   await observability.close();

@@ -58,6 +58,7 @@ async function precision(backend: Backend): Promise<number[]> {
         status: 'completed',
         usage: emptyUsage(),
         duplicate: false,
+        receipts: [],
       };
     },
   };

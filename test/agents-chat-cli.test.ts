@@ -43,7 +43,7 @@ describe('steward chat --once', () => {
     }
   };
 
-  it('--json prints {reply, conversationId, turnId, usage} after an agent created the task', async () => {
+  it('--json prints {reply, conversationId, turnId, usage, receipts} after an agent created the task', async () => {
     const models = scriptModels(fake, {
       orchestrator: [
         dispatch({
@@ -67,9 +67,19 @@ describe('steward chat --once', () => {
       conversationId: string;
       turnId: string;
       usage: { promptTokens: number; completionTokens: number };
+      receipts: unknown[];
     };
-    expect(Object.keys(printed).sort()).toEqual(['conversationId', 'reply', 'turnId', 'usage']);
+    expect(Object.keys(printed).sort()).toEqual(['conversationId', 'receipts', 'reply', 'turnId', 'usage']);
+    // --json: the receipts as data, not as lines in the reply.
     expect(printed.reply).toBe('Added "Water plants".');
+    expect(printed.receipts).toEqual([
+      {
+        skill: 'tasks.create',
+        status: 'done',
+        summary: expect.stringMatching(/^Water plants \(t_[a-z0-9]+\)$/),
+        execution_id: expect.any(String),
+      },
+    ]);
     expect(printed.usage.promptTokens).toBeGreaterThan(0);
     expect(printed.usage.completionTokens).toBeGreaterThan(0);
     expect(models.sentinelRequests()).toHaveLength(1);
@@ -104,6 +114,9 @@ describe('steward chat --once', () => {
     expect(paused.stdout).toContain(
       `Before I run \`${command}\` I need your OK: the safety check said Critical priority was not asked for.`,
     );
+    expect(paused.stdout).toContain(
+      '✗ tasks.create — Cancel gym membership (not run: the safety check stopped it)',
+    );
     const tasksOf = (database: Database) =>
       database.query('SELECT title, priority FROM tasks WHERE user_id = $1', ['cli-careful']);
     expect(await inDatabase(tasksOf)).toEqual([]);
@@ -112,7 +125,10 @@ describe('steward chat --once', () => {
     const confirmed = await chat('--once', 'yes', '--user', 'cli-careful');
 
     models.assertDone();
-    expect(confirmed).toMatchObject({ code: 0, stdout: 'Done: "Cancel gym membership" is on your list.\n' });
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toMatch(
+      /^Done: "Cancel gym membership" is on your list\.\n\n✓ tasks\.create — Cancel gym membership \(t_[a-z0-9]+\)\n$/,
+    );
     expect(await inDatabase(tasksOf)).toEqual([{ title: 'Cancel gym membership', priority: 'critical' }]);
     expect(models.sentinelRequests()).toHaveLength(1);
     expect(models.agentRequests('gym')).toHaveLength(1);

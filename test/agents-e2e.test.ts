@@ -133,7 +133,19 @@ for (const backend of backends()) {
       const outcome = await say('buyer', 'Add a task to buy milk, high priority');
 
       models.assertDone();
-      expect(outcome).toMatchObject({ status: 'completed', reply: 'Done: I added "Buy milk".' });
+      // The reply ends with the receipt Steward writes from the execution record.
+      expect(outcome.status).toBe('completed');
+      expect(outcome.reply).toMatch(
+        /^Done: I added "Buy milk"\.\n\n✓ tasks\.create — Buy milk \(t_[a-z0-9]+\)$/,
+      );
+      expect(outcome.receipts).toEqual([
+        {
+          skill: 'tasks.create',
+          status: 'done',
+          summary: expect.stringMatching(/^Buy milk \(t_[a-z0-9]+\)$/),
+          executionId: expect.any(String),
+        },
+      ]);
       expect(await tasksOf('buyer')).toEqual([{ title: 'Buy milk', status: 'todo', priority: 'high' }]);
 
       const [sentinel] = models.sentinelRequests();
@@ -434,6 +446,9 @@ for (const backend of backends()) {
         `Before I run \`${command}\` I need your OK: the safety check said ${reasoning}`,
       );
       expect(paused.reply).toContain('Reply "yes" to run exactly that command once');
+      expect(paused.reply).toMatch(
+        /\n\n✗ tasks\.create — Renew car insurance \(not run: the safety check stopped it\)$/,
+      );
       expect(await tasksOf('careful')).toEqual([]);
       const decisions = await db().query<{ approved: boolean; reasoning: string; command: string }>(
         'SELECT approved, reasoning, command FROM sentinel_decisions WHERE user_id = $1',
@@ -445,10 +460,10 @@ for (const backend of backends()) {
       const confirmed = await say('careful', 'yes', paused.conversationId);
 
       models.assertDone();
-      expect(confirmed).toMatchObject({
-        status: 'completed',
-        reply: 'Done: "Renew car insurance" is on your list.',
-      });
+      expect(confirmed.status).toBe('completed');
+      expect(confirmed.reply).toMatch(
+        /^Done: "Renew car insurance" is on your list\.\n\n✓ tasks\.create — Renew car insurance \(t_[a-z0-9]+\)$/,
+      );
       expect(await tasksOf('careful')).toEqual([
         { title: 'Renew car insurance', status: 'todo', priority: 'critical' },
       ]);

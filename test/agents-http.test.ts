@@ -96,8 +96,24 @@ describe('POST /api/chat', () => {
     models.assertDone();
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['conversationId', 'reply', 'status', 'turnId', 'usage']);
+    expect(Object.keys(body).sort()).toEqual([
+      'conversationId',
+      'receipts',
+      'reply',
+      'status',
+      'turnId',
+      'usage',
+    ]);
+    // On the API the receipts are data; the reply text has no receipt lines.
     expect(body).toMatchObject({ reply: 'Added "Book dentist".', status: 'completed' });
+    expect(body.receipts).toEqual([
+      {
+        skill: 'tasks.create',
+        status: 'done',
+        summary: expect.stringMatching(/^Book dentist \(t_[a-z0-9]+\)$/),
+        execution_id: expect.any(String),
+      },
+    ]);
     expect(models.sentinelRequests()).toHaveLength(1);
     // The sentinel's decision, with its reasoning, is in the turn's trace.
     const trace = (await (await fetch(`${server.url}/api/turns/${String(body.turnId)}`)).json()) as {
@@ -117,6 +133,50 @@ describe('POST /api/chat', () => {
     expect(found.status).toBe('ok');
     expect(found.content).toContain('Book dentist');
     expect(found.content.match(/\[t_/g)).toHaveLength(1);
+  });
+
+  it('carries receipts in the SSE done event; a terminal reply ends with their lines unless asked for data', async () => {
+    const create = (title: string) => ({
+      orchestrator: [
+        dispatch({ agent_id: 'maker', mission: `Create the task "${title}"`, skills: ['tasks.create'] }),
+        getResults(),
+        reply(`Added "${title}".`),
+      ],
+      agents: { maker: [run(`tasks.create --title "${title}"`), reply('Created.')] },
+      sentinel: [approve()],
+    });
+    let models = scriptModels(fake, create('Pay rent'));
+    const streamed = await post(
+      '/api/chat',
+      { user: 'http-receipts', text: 'Add a task to pay rent', channel: 'cli' },
+      { accept: 'text/event-stream' },
+    );
+    const events = parseSse(await streamed.text());
+    models.assertDone();
+    const done = events.at(-1)!.data as { reply: string; receipts: Array<Record<string, unknown>> };
+    expect(done.reply).toMatch(/^Added "Pay rent"\.\n\n✓ tasks\.create — Pay rent \(t_[a-z0-9]+\)$/);
+    expect(done.receipts).toEqual([
+      {
+        skill: 'tasks.create',
+        status: 'done',
+        summary: expect.stringMatching(/^Pay rent \(t_/),
+        execution_id: expect.any(String),
+      },
+    ]);
+    const end = events.find((event) => event.event === 'turn_end')!.data as { receipts: unknown[] };
+    expect(end.receipts).toHaveLength(1);
+
+    models = scriptModels(fake, create('Pay tax'));
+    const asData = await post('/api/chat', {
+      user: 'http-receipts',
+      text: 'Add a task to pay tax',
+      channel: 'cli',
+      receipts: 'data',
+    });
+    models.assertDone();
+    const body = (await asData.json()) as { reply: string; receipts: unknown[] };
+    expect(body.reply).toBe('Added "Pay tax".');
+    expect(body.receipts).toHaveLength(1);
   });
 
   it('streams the turn as events (Accept: text/event-stream), and GET /api/turns/:id traces the diamond', async () => {
@@ -158,7 +218,7 @@ describe('POST /api/chat', () => {
       .join('');
     expect(streamed).toBe('Here is your plan for today.');
     const done = events.at(-1)!.data as { reply: string; status: string; turnId: string };
-    expect(done).toMatchObject({ reply: 'Here is your plan for today.', status: 'completed' });
+    expect(done).toMatchObject({ reply: 'Here is your plan for today.', status: 'completed', receipts: [] });
 
     const traced = await fetch(`${server.url}/api/turns/${done.turnId}`);
     expect(traced.status).toBe(200);

@@ -53,7 +53,7 @@ it('one agent creates a task through the sentinel', async () => {
     channel: 'cli',
   });
   expect(outcome.status).toBe('completed');
-  expect(outcome.reply).toBe('Done: I added "Buy milk".');
+  expect(outcome.reply).toMatch(/^Done: I added "Buy milk"\.\n\n✓ tasks\.create — Buy milk \(t_[a-z0-9]+\)$/);
   const tasks = await steward.db.database.query<{ title: string }>('SELECT title FROM tasks');
   expect(tasks).toEqual([{ title: 'Buy milk' }]);
   expect(outcome.usage.promptTokens).toBeGreaterThan(0);

@@ -96,6 +96,13 @@ describeEachBackend('email skills against each provider', (getDb) => {
       expect(search.status, search.content).toBe('ok');
       const id = /\[([^\]]+)\] \d{4}-/.exec(search.content)![1]!;
       expect(search.content).toContain('Ana <ana@example.com> · Dinner · unread');
+      expect(search.content).not.toContain('there may be more');
+      // As many as --limit came back: the result says the list may be cut, never that it is all.
+      const capped = await run('email.search --from ana --limit 1');
+      expect(capped.content).toContain(
+        'Showing the first 1: there may be more. Narrow the search, or raise --limit (at most 50).',
+      );
+      expect(capped.metadata).toMatchObject({ limitReached: true });
       const read = await run(`email.read --id ${id}`);
       expect(read.content).toContain(`<external source="email:${id}">`);
       expect(read.content).toContain('Dinner on Friday?');

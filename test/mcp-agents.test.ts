@@ -72,7 +72,11 @@ describe('an MCP server in an orchestrator turn', () => {
     });
 
     models.assertDone();
-    expect(outcome).toMatchObject({ status: 'completed', reply: 'Added "Buy milk" to your notes.' });
+    // An MCP tool's receipt names its main flag.
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      reply: 'Added "Buy milk" to your notes.\n\n✓ notes.add_note — Buy milk',
+    });
     const [first, second, third] = models.orchestratorRequests();
     const system = messageText(first!.body.messages?.[0]?.content);
     expect(system).toContain('- notes: MCP server, 9 tools: add_note, always_fails, big, get_item');

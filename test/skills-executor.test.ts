@@ -50,7 +50,8 @@ function harness(getDb: () => import('../src/db/index.ts').Database, sentinelApp
       flags: z.object({ text: flag.string(), kind: flag.enum(['idea', 'todo']).default('idea') }).strict(),
       execute: async (flags) => {
         calls.push(`add:${flags.text}:${flags.kind}`);
-        return ok(`added ${flags.text}`);
+        // A handler may name what it acted on for the user's receipt line.
+        return ok(`added ${flags.text}`, flags.kind === 'todo' ? { receipt: `todo "${flags.text}"` } : {});
       },
     }),
     defineHandler({
@@ -298,6 +299,71 @@ describeEachBackend('skill executor', (getDb) => {
     expect(h.sentinelCalls).toEqual(['notes.add --text secret']);
     expect((await run(h, 'notes.search')).status).toBe('ok');
     expect(h.sentinelCalls).toHaveLength(1);
+  });
+
+  it("records a receipt detail for each effect: the handler's, else the main flag; none for reads or bad calls", async () => {
+    const h = harness(getDb);
+    const turnId = 'turn-receipts';
+    const runInTurn = (command: string) => run(h, command, cli, { turnId });
+    const outcomes = [
+      await runInTurn('notes.add --text "buy milk" --kind todo'),
+      await runInTurn('notes.add --text "call Ada"'),
+      await runInTurn('notes.search --query milk'),
+      await runInTurn('notes.add --kind maybe --text x'),
+      await runInTurn('notes.slow'),
+    ];
+    expect(outcomes.map((outcome) => [outcome.effect, outcome.callStatus])).toEqual([
+      [true, 'ok'],
+      [true, 'ok'],
+      [false, 'ok'],
+      [false, 'error'],
+      [true, 'unknown'],
+    ]);
+    const rows = await getDb().query<{ skill: string; status: string; receipt: string | null }>(
+      // The harness's clock stands still: every row has the same start, so sort here.
+      "SELECT skill, status, receipt FROM skill_executions WHERE turn_id = $1 ORDER BY skill, status, COALESCE(receipt, '~')",
+      [turnId],
+    );
+    expect(rows).toEqual([
+      { skill: 'notes.add', status: 'error', receipt: null },
+      { skill: 'notes.add', status: 'ok', receipt: 'call Ada' },
+      { skill: 'notes.add', status: 'ok', receipt: 'todo "buy milk"' },
+      { skill: 'notes.search', status: 'ok', receipt: null },
+      { skill: 'notes.slow', status: 'unknown', receipt: '' },
+    ]);
+  });
+
+  it('says a mutating handler stopped half-way may have happened, and records it unknown', async () => {
+    const h = harness(getDb);
+    const timedOut = await run(h, 'notes.slow');
+    expect(timedOut.content).toBe(
+      'notes.slow timed out after 200 ms and was stopped. It may have happened — check before redoing.',
+    );
+    expect(timedOut.callStatus).toBe('unknown');
+    const controller = new AbortController();
+    const cancelled = run(h, 'notes.slow', cli, { signal: controller.signal });
+    await expect.poll(() => h.calls.filter((call) => call === 'slow').length).toBe(2);
+    controller.abort();
+    expect(await cancelled).toMatchObject({
+      status: 'error',
+      content: 'notes.slow was cancelled while it ran. It may have happened — check before redoing.',
+      callStatus: 'unknown',
+    });
+    const statuses = await getDb().query<{ status: string }>(
+      'SELECT status FROM skill_executions WHERE id = ANY($1)',
+      [[timedOut.executionId, (await cancelled).executionId]],
+    );
+    expect(statuses.map((row) => row.status)).toEqual(['unknown', 'unknown']);
+  });
+
+  it('gives a call the sentinel stopped a receipt: the user is told it did not run', async () => {
+    const h = harness(getDb, false);
+    const refused = await run(h, 'notes.add --text "wire money"', cli, { turnId: 'turn-refused' });
+    expect(refused).toMatchObject({ callStatus: 'refused', effect: true });
+    const rows = await getDb().query<{ status: string; receipt: string | null }>(
+      "SELECT status, receipt FROM skill_executions WHERE turn_id = 'turn-refused'",
+    );
+    expect(rows).toEqual([{ status: 'refused', receipt: 'wire money' }]);
   });
 
   it('truncates long results with a notice', async () => {

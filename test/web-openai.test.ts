@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { openAiConversationId } from '../src/web/index.ts';
-import { reply, scriptModels } from './support/agent-scripts.ts';
+import { approve, dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
@@ -101,6 +101,50 @@ for (const backend of backends()) {
       models.assertDone();
       expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe('Plain.');
       expect(chunks.some((chunk) => chunk.usage)).toBe(false);
+    });
+
+    it('carries receipts as data beside the choices, never as lines in the content', async () => {
+      const create = (title: string) => ({
+        orchestrator: [
+          dispatch({ agent_id: 'maker', mission: `Create the task "${title}"`, skills: ['tasks.create'] }),
+          getResults(),
+          reply(`Added "${title}".`),
+        ],
+        agents: { maker: [run(`tasks.create --title "${title}"`), reply('Created.')] },
+        sentinel: [approve()],
+      });
+      let models = scriptModels(fake, create('Call mum'));
+      const completion = (await client.chat.completions.create({
+        model: 'steward',
+        messages: [{ role: 'user', content: 'Add a task to call mum' }],
+        user: 'chat-receipts',
+      })) as OpenAI.ChatCompletion & { receipts?: unknown };
+      models.assertDone();
+      expect(completion.choices[0]?.message.content).toBe('Added "Call mum".');
+      expect(completion.receipts).toEqual([
+        {
+          skill: 'tasks.create',
+          status: 'done',
+          summary: expect.stringMatching(/^Call mum \(t_[a-z0-9]+\)$/),
+          execution_id: expect.any(String),
+        },
+      ]);
+
+      models = scriptModels(fake, create('Call dad'));
+      const stream = await client.chat.completions.create({
+        model: 'steward',
+        messages: [{ role: 'user', content: 'Add a task to call dad' }],
+        stream: true,
+        user: 'chat-receipts',
+      });
+      const chunks: Array<OpenAI.ChatCompletionChunk & { receipts?: unknown }> = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      models.assertDone();
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe(
+        'Added "Call dad".',
+      );
+      const stop = chunks.find((chunk) => chunk.choices[0]?.finish_reason === 'stop')!;
+      expect(stop.receipts).toEqual([expect.objectContaining({ skill: 'tasks.create', status: 'done' })]);
     });
 
     it('keeps one conversation per (token user, user field) and a separate one per field', async () => {

@@ -88,7 +88,12 @@ for (const backend of backends()) {
       });
       const outcome = await say('alice', 'Every morning at 9, list my open tasks');
       models.assertDone();
-      expect(outcome).toMatchObject({ status: 'completed', reply: 'Your morning plan runs at 09:00.' });
+      expect(outcome.status).toBe('completed');
+      // The receipt names the workflow and its schedule, never the server's path.
+      expect(outcome.reply).toMatch(
+        /^Your morning plan runs at 09:00\.\n\n✓ workflow\.build — workflows\.morning_plan \("[^"]+" in [^)]+\)$/,
+      );
+      expect(outcome.reply).not.toContain('/');
       expect(readFileSync(workflowFile, 'utf8')).toContain('owner: alice');
       steward.runtime.skills.load();
     });

@@ -14,7 +14,18 @@ export type AgentSpec = {
   model?: string;
 };
 
-export type AgentStatus = 'completed' | 'failed' | 'timeout' | 'skipped';
+/** `interrupted`: Steward stopped (a crash, a restart) while the agent ran; it never finished. */
+export type AgentStatus = 'completed' | 'failed' | 'timeout' | 'skipped' | 'interrupted';
+
+/** One skill call an agent made, as recorded: `unknown` may or may not have happened. */
+export type AgentCall = {
+  command: string;
+  /** The skill the command named (null when it did not parse). */
+  skill: string | null;
+  status: 'ok' | 'error' | 'refused' | 'timeout' | 'unknown';
+  /** It changes data (its outcome matters to the user). */
+  mutating: boolean;
+};
 
 export type AgentResult = {
   agentId: string;
@@ -25,6 +36,8 @@ export type AgentResult = {
   durationMs: number;
   /** for skipped: the failed/timed-out ancestor and why */
   skippedBecause?: string;
+  /** The skill calls it made, from the execution records (what the model is shown beside its text). */
+  calls?: AgentCall[];
 };
 
 export type AgentEvent =
@@ -42,5 +55,6 @@ export function plainResult(outcome: AgentResult): AgentResult {
     toolCallsUsed: outcome.toolCallsUsed,
     durationMs: outcome.durationMs,
     ...(outcome.skippedBecause ? { skippedBecause: outcome.skippedBecause } : {}),
+    ...(outcome.calls?.length ? { calls: outcome.calls } : {}),
   };
 }

@@ -185,12 +185,22 @@ function blockedBy(result: AgentResult): string {
       return `dependency "${result.agentId}" failed${detail ? `: ${detail}` : ''}`;
     case 'timeout':
       return `dependency "${result.agentId}" timed out${detail ? `: ${detail}` : ''}`;
+    case 'interrupted':
+      return `dependency "${result.agentId}" was interrupted (Steward restarted) before it finished`;
     default:
       return result.skippedBecause ?? `dependency "${result.agentId}" was skipped`;
   }
 }
 
-/** The `get_agent_results` tool result: `{agents: [...]}` as JSON, sorted by agent id. */
+/** What the model is told beside a call whose outcome is unknown. */
+export const MAY_HAVE_HAPPENED = 'may have happened — check before redoing';
+
+/**
+ * The `get_agent_results` tool result: `{agents: [...]}` as JSON, sorted by agent id. Each agent
+ * comes with the skill calls it made as Steward recorded them (not as the agent tells it), a
+ * mutating call of unknown outcome marked as such. An interrupted agent's result is Steward's own
+ * account (its commands fenced as the agent's words), not the agent's.
+ */
 export function formatAgentResults(results: AgentResult[]): string {
   const sorted = [...results].sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
   const agents = sorted.map((result) => ({
@@ -198,11 +208,18 @@ export function formatAgentResults(results: AgentResult[]): string {
     status: result.status,
     // What a sub-agent reports is data: it may quote what its skills read.
     result:
-      result.result && result.status !== 'skipped'
+      result.result && result.status !== 'skipped' && result.status !== 'interrupted'
         ? fenceExternal(`agent:${result.agentId}`, result.result)
         : result.result,
     ...(result.error !== undefined && { error: result.error }),
     ...(result.skippedBecause !== undefined && { skipped_because: result.skippedBecause }),
+    ...(result.calls?.length && {
+      skill_calls: result.calls.map((call) => ({
+        skill: call.skill,
+        status: call.status,
+        ...(call.status === 'unknown' && call.mutating && { note: MAY_HAVE_HAPPENED }),
+      })),
+    }),
     tool_calls_used: result.toolCallsUsed,
     duration_ms: result.durationMs,
   }));

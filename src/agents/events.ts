@@ -1,6 +1,7 @@
 import type { Usage } from '../llm/index.ts';
 import type { ExecutionOutcome } from '../skills/index.ts';
 import type { AgentStatus } from './agent-types.ts';
+import type { Receipt } from './receipts.ts';
 
 /**
  * Everything that happens in a turn, as one union. The trace API, the SSE stream and the
@@ -31,6 +32,8 @@ export type TurnEvent =
       status: string;
       reply: string;
       usage: Usage;
+      /** What the turn did, from its execution records. */
+      receipts: Receipt[];
     };
 
 export type Emit = (event: TurnEvent) => void;

@@ -1,4 +1,12 @@
 export type { TurnEvent } from './events.ts';
+export {
+  type Receipt,
+  type ReceiptJson,
+  type ReceiptStatus,
+  receiptLine,
+  receiptsJson,
+  withReceiptLines,
+} from './receipts.ts';
 export type { TurnMission } from './run-mission.ts';
 export { LlmSentinel } from './sentinel-llm.ts';
 export {

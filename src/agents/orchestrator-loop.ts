@@ -2,7 +2,7 @@ import type { ChannelMode, Limits } from '../config/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../llm/index.ts';
 import { emptyUsage, LlmError } from '../llm/index.ts';
-import { formatCommand, getSkill, type UnavailableDomain } from '../skills/index.ts';
+import { formatCommand, getSkill, recordSkippedAgent, type UnavailableDomain } from '../skills/index.ts';
 import { type AgentResult, type AgentSpec, plainResult } from './agent-types.ts';
 import { withCacheBreakpoints } from './context-builder.ts';
 import { formatAgentResults, runDag } from './dag-scheduler.ts';
@@ -56,10 +56,15 @@ export type LoopInput = {
 };
 
 export type LoopOutcome =
+  /** The model's final answer, not yet stored; empty when it gave none even when asked again. */
   | { kind: 'reply'; text: string }
   | { kind: 'limit'; reason: string }
   | { kind: 'confirmation'; pending: PendingConfirmation; text: string }
   | { kind: 'error'; error: string };
+
+/** Said to the model once when its final answer was empty. */
+export const EMPTY_ANSWER_NUDGE =
+  'Your last answer was empty. Write your answer to the user now: what was done (see the results above) and anything they need to know.';
 
 /**
  * The orchestrator's loop: call the model, run its tool calls, feed results back, until it
@@ -68,8 +73,12 @@ export type LoopOutcome =
  */
 export async function runOrchestratorLoop(deps: LoopDeps, input: LoopInput): Promise<LoopOutcome> {
   const confirmations: PendingConfirmation[] = [];
+  let nudged = false;
+  let askingAgain = false;
   for (;;) {
-    if (!input.budget.takeIteration()) return { kind: 'limit', reason: input.budget.tripped! };
+    // The one call that asks again after an empty answer takes no iteration: `nudged` bounds it.
+    if (askingAgain) askingAgain = false;
+    else if (!input.budget.takeIteration()) return { kind: 'limit', reason: input.budget.tripped! };
     let response: ChatResponse;
     try {
       response = await deps.llm.chat({
@@ -100,9 +109,17 @@ export async function runOrchestratorLoop(deps: LoopDeps, input: LoopInput): Pro
     });
     if (response.toolCalls.length === 0) {
       const text = response.text.trim();
-      const message: ChatMessage = { role: 'assistant', content: text };
-      input.turnMessages.push(message);
-      await input.persist(message);
+      if (!text && !nudged) {
+        // An empty final answer: ask once more for the answer, rather than telling the user "Done.".
+        nudged = true;
+        askingAgain = true;
+        const nudge: ChatMessage = { role: 'system', content: EMPTY_ANSWER_NUDGE };
+        input.turnMessages.push(nudge);
+        await input.persist(nudge);
+        continue;
+      }
+      // The caller stores the final answer (with its receipts); an empty one means none came.
+      input.turnMessages.push({ role: 'assistant', content: text });
       return { kind: 'reply', text };
     }
     const assistant: ChatMessage = {
@@ -278,18 +295,34 @@ async function collectResults(
         if (outcome.confirmation) confirmations.push(outcome.confirmation);
         return outcome;
       },
-    }).then((results) => {
-      // Skipped agents never ran: record them so they are reported and not run again.
+    }).then(async (results) => {
+      // Skipped agents never ran: record them so they are reported (to the model and in the
+      // trace) and not run again.
       for (const [agentId, result] of results) {
-        if (!board.outcomes.has(agentId)) {
-          board.outcomes.set(agentId, {
-            ...result,
-            executionId: '',
-            transcript: [],
-            usage: emptyUsage(),
-            confirmation: null,
-          });
-        }
+        if (board.outcomes.has(agentId)) continue;
+        board.outcomes.set(agentId, {
+          ...result,
+          executionId: '',
+          transcript: [],
+          usage: emptyUsage(),
+          confirmation: null,
+        });
+        const spec = board.specs.get(agentId);
+        if (!spec) continue;
+        await recordSkippedAgent(
+          deps.database,
+          {
+            id: crypto.randomUUID(),
+            turnId: input.turn.turnId,
+            userId: input.turn.userId,
+            conversationId: input.turn.conversationId,
+            agentId,
+            mission: spec.mission,
+            spec: { skills: spec.skills, context: spec.context ?? null, model: spec.model ?? null },
+            dependsOn: spec.dependsOn,
+          },
+          { result: result.result, reason: result.skippedBecause ?? result.result },
+        ).catch((error) => deps.logger.error({ err: error, agentId }, 'could not record a skipped agent'));
       }
     });
   }
@@ -311,8 +344,16 @@ async function messageAgent(
 ): Promise<string> {
   const spec = input.board.specs.get(agentId);
   const previous = input.board.outcomes.get(agentId);
-  if (!spec || !previous?.executionId) {
+  if (!spec || !previous) {
     return `Agent ${agentId} has not run in this turn. Dispatch it, call get_agent_results, then message it.`;
+  }
+  if (!previous.executionId) {
+    // Say why it cannot go on, rather than "has not run" for an agent that did.
+    if (previous.status === 'interrupted')
+      return `Agent ${agentId} was interrupted (Steward restarted) and cannot be continued. Check what it did (its skill_calls in get_agent_results), then dispatch a new agent with a new agent_id.`;
+    if (previous.status === 'skipped')
+      return `Agent ${agentId} never ran: it was skipped (${previous.skippedBecause ?? previous.result}). Dispatch a new agent with a new agent_id.`;
+    return `Agent ${agentId} finished before this turn and cannot be continued here. Dispatch a new agent with a new agent_id for the follow-up.`;
   }
   const outcome = await runSubAgent(deps, {
     spec,

@@ -17,6 +17,7 @@ import {
 import type { AgentResult, AgentSpec } from './agent-types.ts';
 import type { Emit } from './events.ts';
 import type { AgentBoard } from './orchestrator-loop.ts';
+import { receiptsJson, recordedReceipts, withReceiptLines } from './receipts.ts';
 import type { PendingConfirmation, TurnScope } from './sub-agent.ts';
 
 /* Turns that stopped short (a tripped limit, a needed confirmation, a crash) and how they resume. */
@@ -72,20 +73,27 @@ export type OrphanRecovery = 'requeued' | 'interrupted' | 'gone';
  * marked interrupted, with a note in its conversation listing what was done and what may
  * have happened.
  */
-export async function recoverOrphanedTurn(database: Database, turn: TurnRecord): Promise<OrphanRecovery> {
+export async function recoverOrphanedTurn(
+  database: Database,
+  turn: TurnRecord,
+  /** End the note with the turn's receipt lines (`replies.receipts` for the turn's channel). */
+  receiptLines: boolean,
+): Promise<OrphanRecovery> {
   const uncertain = await closeInterruptedExecutions(database, turn.id);
   const calls = await skillCallsOfTurn(database, turn.id);
   if (calls.length === 0 && uncertain.length === 0) {
     return (await requeueTurn(database, turn.id)) ? 'requeued' : 'gone';
   }
   const note = interruptionNote(turn.request, calls, 'restart');
-  if (!(await interruptTurn(database, turn.id, note.state, note.text))) return 'gone';
+  const receipts = await recordedReceipts(database, turn.id);
+  const text = receiptLines ? withReceiptLines(note.text, receipts) : note.text;
+  if (!(await interruptTurn(database, turn.id, note.state, text, receiptsJson(receipts)))) return 'gone';
   await appendMessage(database, {
     conversationId: turn.conversationId,
     userId: turn.userId,
     turnId: turn.id,
     role: 'assistant',
-    content: note.text,
+    content: text,
   });
   return 'interrupted';
 }

@@ -1,5 +1,4 @@
 import type { ResolvedConfig } from '../config/index.ts';
-import type { ChatMessage } from '../llm/index.ts';
 import type { AgentSpec } from './agent-types.ts';
 import type { Emit } from './events.ts';
 import type { AgentBoard, LoopOutcome } from './orchestrator-loop.ts';
@@ -29,7 +28,6 @@ export async function runMission(
     board: AgentBoard;
     budget: TurnBudget;
     emit: Emit;
-    persist: (message: ChatMessage) => Promise<void>;
     signal: AbortSignal;
   },
 ): Promise<LoopOutcome> {
@@ -85,6 +83,6 @@ export async function runMission(
       kind: 'error',
       error: outcome.error ?? (outcome.result || `the agent ended with ${outcome.status}`),
     };
-  await input.persist({ role: 'assistant', content: outcome.result });
+  // The turn stores the reply (with its receipts) when it finishes.
   return { kind: 'reply', text: outcome.result };
 }

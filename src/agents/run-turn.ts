@@ -32,6 +32,7 @@ import {
 } from '../skills/index.ts';
 import type { User } from '../users/index.ts';
 import { plainResult, type TurnStatus } from './agent-types.ts';
+import { restoreBoardFromRecords } from './board-records.ts';
 import {
   buildOrchestratorMessages,
   historyWithinBudget,
@@ -54,11 +55,20 @@ import {
 } from './paused-turns.ts';
 import { isAffirmative, progressReport } from './progress-report.ts';
 import { describeNow, orchestratorSystemPrompt } from './prompts.ts';
+import {
+  type Receipt,
+  receiptsJson,
+  recordedReceipts,
+  unbackedClaims,
+  withoutForgedReceipts,
+  withReceiptLines,
+} from './receipts.ts';
 import { runMission, type TurnMission } from './run-mission.ts';
 import type { TurnScope } from './sub-agent.ts';
 import { TurnBudget } from './turn-budget.ts';
 
 export type TurnOutcome = {
+  /** What the user is told; ends with the receipt lines when the turn shows them. */
   reply: string;
   conversationId: string;
   turnId: string;
@@ -66,6 +76,8 @@ export type TurnOutcome = {
   usage: Usage;
   /** The channel message id was seen before: nothing was run again. */
   duplicate: boolean;
+  /** What the turn did, from its execution records (whether or not `reply` shows the lines). */
+  receipts: Receipt[];
 };
 
 /** Retrieves the memories worth showing for a message, within a token budget. */
@@ -147,6 +159,8 @@ export type RunTurnOptions = {
   signal: AbortSignal;
   /** Set when Steward is shutting down: the turn stops and is recorded as interrupted. */
   shutdown: AbortSignal;
+  /** End the reply with its receipt lines (else they travel only as data in the outcome). */
+  receiptLines: boolean;
 };
 
 /**
@@ -233,12 +247,10 @@ export async function runClaimedTurn(
               board,
               budget: budgetFor(deps, conversation.id),
               emit,
-              persist,
               signal,
             });
     } else if (config.endpoint.provider === 'none') {
       outcome = { kind: 'reply', text: NOT_CONFIGURED_MESSAGE };
-      await persist({ role: 'assistant', content: NOT_CONFIGURED_MESSAGE });
     } else {
       // Outside text shown again from earlier turns counts as read by this one (sentinel, redaction).
       for (const message of claimed.stored) {
@@ -251,8 +263,14 @@ export async function runClaimedTurn(
         userMessage(turn.request, claimed.context),
         ...toChatMessages(earlier),
       ];
+      // Its agents too: the model was told "Queued agent X"; X must be there, with how it ended.
+      if (earlier.length) await restoreBoardFromRecords(database, board, { turnId, messages: earlier });
       if (resuming && paused) {
         restoreBoard(board, paused.state);
+        if (paused.state.kind === 'interrupted') {
+          const messages = claimed.stored.filter((m) => m.turnId === paused.id);
+          await restoreBoardFromRecords(database, board, { turnId: paused.id, messages });
+        }
         const note = await resumeNote(deps.executor, paused.state, scope, emit);
         if (note) {
           turnMessages.push({ role: 'system', content: note });
@@ -289,6 +307,7 @@ export async function runClaimedTurn(
     persist,
     originalRequest: scope.originalRequest,
     stopped,
+    receiptLines: options.receiptLines,
   });
 }
 
@@ -373,6 +392,9 @@ function budgetFor(deps: RunTurnDeps, conversationId: string): TurnBudget {
   });
 }
 
+/** Said when the model gave no answer, even when asked again. */
+export const NO_ANSWER_TEXT = 'I got no answer from the model for this request.';
+
 async function finish(
   deps: RunTurnDeps,
   options: {
@@ -383,6 +405,7 @@ async function finish(
     persist: (message: ChatMessage) => Promise<void>;
     originalRequest: string;
     stopped: InterruptionCause | null;
+    receiptLines: boolean;
   },
 ): Promise<TurnOutcome> {
   const { database } = deps;
@@ -391,6 +414,9 @@ async function finish(
   let status: TurnStatus;
   let reply: string;
   let state: PausedState | null = null;
+  let error: string | null = outcome.kind === 'error' ? outcome.error : null;
+  /** What the model wrote for the user, checked against what the turn did. */
+  let modelText = '';
   const specs = [...board.specs.values()];
   const results = [...board.outcomes.values()].map(plainResult);
   if (options.stopped && outcome.kind !== 'reply') {
@@ -403,12 +429,19 @@ async function finish(
     status = 'interrupted';
     reply = note.text;
     state = note.state;
-    await options.persist({ role: 'assistant', content: reply });
   } else {
     switch (outcome.kind) {
       case 'reply':
-        status = 'completed';
-        reply = outcome.text || 'Done.';
+        modelText = withoutForgedReceipts(outcome.text);
+        if (modelText) {
+          status = 'completed';
+          reply = modelText;
+        } else {
+          // Not "Done.": nothing says anything was done. The receipts below say what was.
+          status = 'failed';
+          reply = NO_ANSWER_TEXT;
+          error = 'the model gave an empty answer, also when asked again';
+        }
         break;
       case 'limit': {
         status = 'paused';
@@ -418,16 +451,16 @@ async function finish(
         reply = progressReport(outcome.reason, board, calls);
         state = { kind: 'limit', specs, results };
         options.emit({ type: 'limit', limit: outcome.reason, detail: reply });
-        await options.persist({ role: 'assistant', content: reply });
         break;
       }
       case 'confirmation': {
         status = 'paused';
+        modelText = withoutForgedReceipts(outcome.text);
         const done = results
           .filter((result) => result.status === 'completed')
           .map((result) => `- ${result.agentId}: done`);
         reply = [
-          outcome.text,
+          modelText,
           `Before I run \`${outcome.pending.command}\` I need your OK: the safety check said ${outcome.pending.reasoning}`,
           done.length ? `Already done:\n${done.join('\n')}` : '',
           'Reply "yes" to run exactly that command once, or tell me what to do instead.',
@@ -435,30 +468,41 @@ async function finish(
           .filter(Boolean)
           .join('\n\n');
         state = { kind: 'confirmation', pending: outcome.pending, specs, results };
-        await options.persist({ role: 'assistant', content: reply });
         break;
       }
       default:
         status = 'failed';
         reply = `Sorry, I could not finish that: ${outcome.error}`;
-        await options.persist({ role: 'assistant', content: reply });
     }
   }
+  const recorded = await recordedReceipts(database, turnId);
+  const receipts = [...recorded, ...unbackedClaims(modelText, recorded)];
+  if (options.receiptLines) reply = withReceiptLines(reply, receipts);
+  await options.persist({ role: 'assistant', content: reply });
   const usage = await turnUsage(database, turnId);
   await finishTurn(database, turnId, {
     status: status as 'completed' | 'paused' | 'interrupted' | 'failed',
     reply,
     stopReason: options.stopped && outcome.kind !== 'reply' ? 'interrupted' : outcome.kind,
-    error: outcome.kind === 'error' ? outcome.error : null,
+    error,
     state,
     usage,
+    receipts: receiptsJson(receipts),
   });
-  options.emit({ type: 'turn_end', turnId, status, reply, usage });
+  options.emit({ type: 'turn_end', turnId, status, reply, usage, receipts });
   if (deps.afterTurn && status !== 'failed') {
     // Awaited so the follow-up work (a queued compaction job) is stored before the reply goes out.
     await deps
       .afterTurn({ turnId, conversationId: claimed.conversation.id, userId: claimed.user.id })
-      .catch((error) => deps.logger.error({ err: error, turnId }, 'after-turn work failed'));
+      .catch((failure) => deps.logger.error({ err: failure, turnId }, 'after-turn work failed'));
   }
-  return { reply, conversationId: claimed.conversation.id, turnId, status, usage, duplicate: false };
+  return {
+    reply,
+    conversationId: claimed.conversation.id,
+    turnId,
+    status,
+    usage,
+    duplicate: false,
+    receipts,
+  };
 }

@@ -5,7 +5,7 @@ import { addUsage, emptyUsage, LlmError } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { SkillExecutor, SkillSnapshot } from '../skills/index.ts';
 import { cutFenced, extractCommands, finishAgentRow, isGranted, startAgentRow } from '../skills/index.ts';
-import type { AgentResult, AgentSpec } from './agent-types.ts';
+import type { AgentCall, AgentResult, AgentSpec } from './agent-types.ts';
 import { type Emit, emitSkillCall } from './events.ts';
 import { runArgs } from './orchestrator-tools.ts';
 import { describeNow, subAgentBrief, subAgentSystemPrompt } from './prompts.ts';
@@ -85,6 +85,7 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
   let toolCallsUsed = 0;
   let confirmation: PendingConfirmation | null = null;
   const results: string[] = [];
+  const calls: AgentCall[] = [];
 
   const messages: ChatMessage[] = request.followUp
     ? [...request.followUp.transcript, { role: 'user', content: request.followUp.message }]
@@ -104,6 +105,7 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
       ...(error ? { error } : {}),
       toolCallsUsed,
       durationMs: Math.round(performance.now() - started),
+      ...(calls.length ? { calls } : {}),
       executionId,
       transcript: messages,
       usage,
@@ -193,7 +195,12 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
         'timeout',
       );
     }
-    if (request.signal.aborted) return finish('failed', 'Cancelled.', 'cancelled');
+    if (request.signal.aborted)
+      return finish(
+        'failed',
+        `Cancelled before it finished. Done so far:\n${summarize(results)}`,
+        'cancelled',
+      );
     const message = error instanceof LlmError ? `${error.errorClass}: ${error.message}` : errorMessage(error);
     if (!(error instanceof LlmError))
       deps.logger.error({ err: error, agentId: spec.agentId }, 'sub-agent crashed');
@@ -240,8 +247,11 @@ export async function runSubAgent(deps: SubAgentDeps, request: SubAgentRequest):
         mission: spec.mission,
       };
     }
-    results.push(`${command} → ${outcome.status}: ${firstLines(outcome.content)}`);
-    return resultForModel({ ...outcome, content: cutFenced(outcome.content, MAX_RESULT_IN_TRANSCRIPT) });
+    calls.push({ command, skill: outcome.skill, status: outcome.callStatus, mutating: outcome.effect });
+    const status = outcome.callStatus === 'unknown' ? 'unknown' : outcome.status;
+    results.push(`${command} → ${status}: ${firstLines(outcome.content)}`);
+    const cutBefore = typeof outcome.metadata?.truncated === 'number' ? outcome.metadata.truncated : 0;
+    return resultForModel({ ...outcome, content: shortened(outcome.content, cutBefore) });
   }
 }
 
@@ -265,6 +275,20 @@ function initialMessages(deps: SubAgentDeps, request: SubAgentRequest): ChatMess
     { role: 'system', content: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }] },
     { role: 'user', content: brief },
   ];
+}
+
+/**
+ * A result cut to what a sub-agent's transcript holds, saying that it was cut and how much
+ * (`cutBefore`: characters the executor had already cut).
+ */
+export function shortened(content: string, cutBefore = 0, max = MAX_RESULT_IN_TRANSCRIPT): string {
+  if (content.length <= max) return content;
+  const hidden = content.length - max + cutBefore;
+  return cutFenced(
+    content,
+    max,
+    `\n…[truncated: about ${hidden} more characters not shown. Narrow the command (filters, --limit) to see the rest.]`,
+  );
 }
 
 function firstLines(text: string, max = 300): string {

@@ -27,6 +27,7 @@ import { ensureUser, getUser, type User } from '../users/index.ts';
 import type { TurnStatus } from './agent-types.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
 import { recoverOrphanedTurn } from './paused-turns.ts';
+import { receiptLinesShown, receiptsFromJson } from './receipts.ts';
 import type { TurnMission } from './run-mission.ts';
 import {
   type MemoryHook,
@@ -60,6 +61,11 @@ export type TurnInput = {
   emit?: Emit;
   /** Run one sub-agent on this mission instead of the orchestrator (scheduled workflow runs). */
   mission?: TurnMission;
+  /**
+   * `data`: the outcome carries the receipts but the reply text has no receipt lines (JSON
+   * clients). Default `lines`: the lines end the reply where `replies.receipts` shows them.
+   */
+  receipts?: 'lines' | 'data';
 };
 
 export type EngineDeps = {
@@ -291,13 +297,14 @@ export class TurnEngine {
         let current = own ?? (await getTurn(database, turn.id))!;
         if (current.status === 'running' && current.owner !== this.instanceId) {
           // Its instance died while running it (we hold the lock, so it is not running now).
-          await recoverOrphanedTurn(database, current);
+          await recoverOrphanedTurn(database, current, this.#linesFor(current.channel));
           current = (await getTurn(database, turn.id))!;
         }
         if (current.status !== 'queued') return this.#storedOutcome(current, true);
         return this.#start(current, user, input.emit ?? noEmit, input.signal, {
           voice: input.voice ?? false,
           mission: input.mission,
+          receipts: input.receipts,
           conversation,
           // Turns recovered just now ended after that read.
           latestEnded: recovered === 0 ? latestEnded : undefined,
@@ -328,7 +335,11 @@ export class TurnEngine {
       if (open.owner === this.instanceId) continue;
       if (open.owner && (await database.instanceAlive(open.owner))) continue;
       recovered++;
-      if (open.status === 'running' && (await recoverOrphanedTurn(database, open)) !== 'requeued') continue;
+      if (
+        open.status === 'running' &&
+        (await recoverOrphanedTurn(database, open, this.#linesFor(open.channel))) !== 'requeued'
+      )
+        continue;
       const queued = await getTurn(database, open.id);
       const user = await getUser(database, open.userId);
       if (queued?.status !== 'queued' || !user) continue;
@@ -349,6 +360,7 @@ export class TurnEngine {
     known: {
       voice?: boolean;
       mission?: TurnMission | undefined;
+      receipts?: 'lines' | 'data' | undefined;
       /** Already read by the caller; read here when not given. */
       conversation?: Conversation | undefined;
       latestEnded?: TurnRecord | null | undefined;
@@ -382,8 +394,15 @@ export class TurnEngine {
         ...(mission ? { mission } : {}),
         signal: signal ?? new AbortController().signal,
         shutdown: this.#stopping.signal,
+        // A spoken answer is read aloud: its receipts travel as data only.
+        receiptLines: known.receipts !== 'data' && !voice && this.#linesFor(turn.channel),
       },
     );
+  }
+
+  /** Whether replies on `channel` end with receipt lines (`replies.receipts`). */
+  #linesFor(channel: string | null): boolean {
+    return receiptLinesShown(this.#deps.config().replies.receipts, channel ?? 'api');
   }
 
   /** The same channel message again: wait for its turn to end and answer with what it said. */
@@ -414,6 +433,7 @@ export class TurnEngine {
       status: turn.status as TurnStatus,
       usage: emptyUsage(),
       duplicate,
+      receipts: receiptsFromJson(turn.receipts),
     };
   }
 

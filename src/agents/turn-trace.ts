@@ -2,6 +2,7 @@ import type { Database } from '../db/index.ts';
 import { llmCallsOfTurn } from '../llm/index.ts';
 import { getTurn } from '../memory/index.ts';
 import { type ExecutionRow, executionsOfTurn, sentinelDecisionsOfTurn } from '../skills/index.ts';
+import { receiptsFromJson, receiptsJson } from './receipts.ts';
 
 const skillCall = (row: ExecutionRow) => ({
   id: row.id,
@@ -82,6 +83,8 @@ export async function turnTrace(database: Database, turnId: string) {
       finishedAt: turn.finishedAt,
       stopReason: turn.stopReason,
       error: turn.error,
+      /** `{skill, status, summary, execution_id}` per effect, as the turn ended with them. */
+      receipts: receiptsJson(receiptsFromJson(turn.receipts)),
     },
     orchestratorCalls: calls.filter((call) => call.role === 'orchestrator'),
     llmCalls: calls,

@@ -28,6 +28,9 @@ function renderInline(line: string, renderer: MarkdownRenderer): string {
     return PLACEHOLDER(saved.length - 1);
   };
   let text = line.replace(/`([^`\n]+)`/g, (_, code: string) => keep(renderer.inlineCode(code)));
+  // A backslash before markdown punctuation shows that character as written (receipt lines
+  // escape what they quote this way).
+  text = text.replace(/\\([\\*_~[\]])/g, (_, char: string) => keep(renderer.escape(char)));
   text = text.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label: string, url: string) =>
     keep(renderer.link(label, url)),
   );

@@ -23,7 +23,8 @@ export const NEW_CONVERSATION_TEXT = 'Started a new conversation. What can I do 
 
 export const UNSUPPORTED_TEXT = 'I can only read text messages here for now. Please write it out for me.';
 
-export const NOTHING_TO_SAY = 'Done.';
+/** A reply with no text (never "Done.": nothing says anything was done). */
+export const NOTHING_TO_SAY = 'I got no answer for this message.';
 
 export const INTERRUPTED_TEXT =
   'I was interrupted (Steward restarted) while working on this. Reply "continue" to finish it.';

@@ -1,14 +1,22 @@
 import { createInterface } from 'node:readline/promises';
-import type { TurnEvent } from '../agents/index.ts';
+import { type ReceiptJson, receiptsJson, type TurnEvent } from '../agents/index.ts';
 import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
 import type { Usage } from '../llm/index.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { userIdProblem } from '../users/index.ts';
+import { afterStream } from './chat-output.ts';
 import { ChatProgress } from './chat-progress.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
 import { remoteServer } from './remote.ts';
 
-type ChatReply = { reply: string; conversationId: string; turnId: string; status: string; usage: Usage };
+type ChatReply = {
+  reply: string;
+  conversationId: string;
+  turnId: string;
+  status: string;
+  usage: Usage;
+  receipts: ReceiptJson[];
+};
 
 export type ChatOptions = {
   once?: string;
@@ -45,10 +53,12 @@ export async function chatCommand(config: ResolvedConfig, options: ChatOptions):
         conversation: options.conversation,
         new: options.new,
         mode: options.mode,
+        // --json: the receipts as data, not as lines in the reply.
+        ...(options.json ? { receipts: 'data' as const } : {}),
       });
       process.stdout.write(
         options.json
-          ? `${JSON.stringify({ reply: reply.reply, conversationId: reply.conversationId, turnId: reply.turnId, usage: reply.usage }, null, 2)}\n`
+          ? `${JSON.stringify({ reply: reply.reply, conversationId: reply.conversationId, turnId: reply.turnId, usage: reply.usage, receipts: reply.receipts }, null, 2)}\n`
           : `${reply.reply}\n`,
       );
       if (reply.status === 'failed') throw new CliExit(EXIT_ERROR);
@@ -61,7 +71,14 @@ export async function chatCommand(config: ResolvedConfig, options: ChatOptions):
   throw new CliExit(EXIT_OK);
 }
 
-type Message = { text: string; user: string; conversation?: string; new?: boolean; mode?: ChannelMode };
+type Message = {
+  text: string;
+  user: string;
+  conversation?: string;
+  new?: boolean;
+  mode?: ChannelMode;
+  receipts?: 'lines' | 'data';
+};
 
 type Session = {
   /** Where the turns run: the server's URL, or this process on the data dir. */
@@ -86,6 +103,7 @@ async function openSession(config: ResolvedConfig): Promise<Session> {
             new: message.new,
             mode: message.mode,
             channel: 'cli',
+            receipts: message.receipts,
           }),
           // Closing the stream cancels the turn on the server.
           signal: live.signal,
@@ -106,17 +124,20 @@ async function openSession(config: ResolvedConfig): Promise<Session> {
   await runtime.engine.recoverInterrupted();
   return {
     where: `this process, on ${config.database_url ? 'DATABASE_URL' : config.dataDir}`,
-    send: async (message, live) =>
-      runtime.engine.handle({
+    send: async (message, live) => {
+      const outcome = await runtime.engine.handle({
         userId: message.user,
         text: message.text,
         channel: 'cli',
         conversationId: message.conversation,
         newConversation: message.new,
         mode: message.mode,
+        receipts: message.receipts,
         emit: live.emit,
         signal: live.signal,
-      }),
+      });
+      return { ...outcome, receipts: receiptsJson(outcome.receipts) };
+    },
     // Closing drains the turn's background jobs (compaction) before the process exits.
     close: () => runtime.close(),
   };
@@ -196,6 +217,7 @@ async function runTurn(
       turnId: '',
       status: 'interrupted',
       usage: { promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, cost: 0 },
+      receipts: [],
     };
   } finally {
     cancelTurn = null;
@@ -298,7 +320,6 @@ async function talk(session: Session, message: Message): Promise<ChatReply> {
       }
     },
   });
-  if (segment && segment.trim() === reply.reply.trim()) process.stdout.write('\n');
-  else process.stdout.write(`${segment ? '\n' : ''}${reply.reply}\n`);
+  process.stdout.write(afterStream(segment, reply.reply));
   return reply;
 }

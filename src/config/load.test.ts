@@ -43,6 +43,23 @@ describe('loadConfig', () => {
     expect(config.sources.log_level?.source).toBe('file');
   });
 
+  it('reads replies.receipts from the file or STEWARD_RECEIPTS, and refuses anything but auto or off', () => {
+    const cwd = tempDir();
+    expect(loadConfig({ env: {}, cwd }).replies.receipts).toBe('auto');
+    writeFileSync(path.join(cwd, 'steward.yaml'), 'replies:\n  receipts: off\n');
+    expect(loadConfig({ env: {}, cwd }).replies.receipts).toBe('off');
+    const fromEnv = loadConfig({ env: { STEWARD_RECEIPTS: 'auto' }, cwd });
+    expect(fromEnv.replies.receipts).toBe('auto');
+    expect(fromEnv.sources['replies.receipts']).toEqual({ source: 'env', name: 'STEWARD_RECEIPTS' });
+    const error = expectConfigError(
+      () => loadConfig({ env: { STEWARD_RECEIPTS: 'always' }, cwd }),
+      'STEWARD_RECEIPTS',
+    );
+    expect(error.message).toContain('must be auto or off');
+    writeFileSync(path.join(cwd, 'steward.yaml'), 'replies:\n  receipts: yes\n');
+    expectConfigError(() => loadConfig({ env: {}, cwd }), 'replies.receipts (steward.yaml)');
+  });
+
   it('OPENROUTER_API_KEY selects OpenRouter with the default roster', () => {
     const config = loadConfig({ env: { OPENROUTER_API_KEY: 'sk-or-test-123456' }, cwd: tempDir() });
     expect(config.endpoint).toEqual({

@@ -221,6 +221,11 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     description: 'how many backups <data dir>/backups keeps',
   },
   {
+    name: 'STEWARD_RECEIPTS',
+    key: 'replies.receipts',
+    description: 'receipt lines under replies: auto (chat channels, terminal, dashboard) or off',
+  },
+  {
     name: 'STEWARD_SSRF_ALLOW',
     key: 'security.ssrf_allow',
     description: 'private hosts or CIDR ranges the model may make Steward fetch (comma-separated)',

@@ -462,6 +462,17 @@ export const configSchema = z
           seen.add(server.name);
         });
       }),
+    replies: z
+      .object({
+        /**
+         * Receipt lines under a reply (`✓ tasks.create — Alpha plan (t_…)`): `auto` writes them on
+         * chat channels, the terminal and the dashboard; `off` never. The JSON APIs carry them as
+         * data (`receipts`) either way.
+         */
+        receipts: z.enum(['auto', 'off'], { message: 'must be auto or off' }).default('auto'),
+      })
+      .strict()
+      .default({ receipts: 'auto' }),
     security: z
       .object({
         /** Private, loopback or link-local hosts/ranges the model may still make Steward fetch. */

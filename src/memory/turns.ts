@@ -26,6 +26,8 @@ export type TurnRecord = {
   state: unknown;
   stopReason: string | null;
   error: string | null;
+  /** The receipts the turn ended with, as stored (JSON `{skill, status, summary, execution_id}`). */
+  receipts: unknown;
   queuedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -47,13 +49,14 @@ type TurnRow = {
   state: unknown;
   stop_reason: string | null;
   error: string | null;
+  receipts: unknown;
   queued_at: Date;
   started_at: Date;
   finished_at: Date | null;
 };
 
 const COLUMNS =
-  'id, seq, conversation_id, user_id, status, mode, request, channel, channel_message_id, owner, user_message_id, reply, state, stop_reason, error, queued_at, started_at, finished_at';
+  'id, seq, conversation_id, user_id, status, mode, request, channel, channel_message_id, owner, user_message_id, reply, state, stop_reason, error, receipts, queued_at, started_at, finished_at';
 
 const toTurn = (row: TurnRow): TurnRecord => ({
   id: row.id,
@@ -71,6 +74,7 @@ const toTurn = (row: TurnRow): TurnRecord => ({
   state: row.state,
   stopReason: row.stop_reason,
   error: row.error,
+  receipts: row.receipts,
   queuedAt: new Date(row.queued_at),
   startedAt: row.status === 'queued' ? null : new Date(row.started_at),
   finishedAt: row.finished_at ? new Date(row.finished_at) : null,
@@ -230,11 +234,13 @@ export async function interruptTurn(
   id: string,
   state: unknown,
   reply: string,
+  receipts: unknown = [],
 ): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', finished_at = now(), state = $2, reply = $3
+    `UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', finished_at = now(), state = $2, reply = $3,
+       receipts = $4
      WHERE id = $1 AND status = 'running' RETURNING id`,
-    [id, JSON.stringify(state), reply],
+    [id, JSON.stringify(state), reply, JSON.stringify(receipts)],
   );
   return rows.length === 1;
 }
@@ -245,6 +251,8 @@ export type TurnEnd = {
   stopReason: string;
   error: string | null;
   state: unknown;
+  /** The turn's receipts (JSON). */
+  receipts: unknown;
   usage: {
     promptTokens: number;
     cachedTokens: number;
@@ -257,7 +265,8 @@ export type TurnEnd = {
 export async function finishTurn(db: Queryable, id: string, end: TurnEnd): Promise<void> {
   await db.query(
     `UPDATE turns SET status = $2, reply = $3, stop_reason = $4, error = $5, state = $6,
-       prompt_tokens = $7, cached_tokens = $8, cache_write_tokens = $9, completion_tokens = $10, cost = $11, finished_at = now()
+       prompt_tokens = $7, cached_tokens = $8, cache_write_tokens = $9, completion_tokens = $10, cost = $11, finished_at = now(),
+       receipts = $12
      WHERE id = $1`,
     [
       id,
@@ -271,6 +280,7 @@ export async function finishTurn(db: Queryable, id: string, end: TurnEnd): Promi
       end.usage.cacheWriteTokens,
       end.usage.completionTokens,
       end.usage.cost,
+      JSON.stringify(end.receipts),
     ],
   );
 }

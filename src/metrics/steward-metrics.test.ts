@@ -80,6 +80,7 @@ describe('StewardMetrics', () => {
         turnId: 't1',
         status: 'completed',
         reply: 'done',
+        receipts: [],
         usage: {
           promptTokens: 120,
           cachedTokens: 100,

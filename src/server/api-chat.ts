@@ -1,7 +1,13 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import { type TurnEngine, type TurnEvent, type TurnOutcome, turnTrace } from '../agents/index.ts';
+import {
+  receiptsJson,
+  type TurnEngine,
+  type TurnEvent,
+  type TurnOutcome,
+  turnTrace,
+} from '../agents/index.ts';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
 import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
@@ -20,11 +26,14 @@ const chatBody = z
       .string()
       .regex(/^[a-z][a-z0-9_]*$/)
       .default('api'),
+    /** `data`: receipts only in `receipts`, never as lines in `reply` (default: per replies.receipts). */
+    receipts: z.enum(['lines', 'data']).optional(),
   })
   .strict();
 
 /**
- * `POST /api/chat {text, user?, conversation?}` → `{reply, conversationId, turnId, status, usage}`;
+ * `POST /api/chat {text, user?, conversation?}` → `{reply, conversationId, turnId, status, usage,
+ * receipts}` (`receipts`: `[{skill, status, summary, execution_id}]`, whether or not `reply` shows them);
  * with `Accept: text/event-stream` the turn's events stream as they happen (closing the stream
  * cancels the turn). `GET /api/turns/:id` → the turn's trace, for its own user or the owner.
  */
@@ -65,6 +74,7 @@ export function chatRoutes(deps: {
       conversationId: parsed.data.conversation,
       newConversation: parsed.data.new,
       mode: parsed.data.mode,
+      receipts: parsed.data.receipts,
     };
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
@@ -150,6 +160,7 @@ function publicOutcome(outcome: TurnOutcome) {
     turnId: outcome.turnId,
     status: outcome.status,
     usage: outcome.usage,
+    receipts: receiptsJson(outcome.receipts),
     ...(outcome.duplicate ? { duplicate: true } : {}),
   };
 }

@@ -21,6 +21,11 @@ export type ExecutionRecord = {
   skill: string | null;
   command: string;
   flags: unknown;
+  /**
+   * For a mutating call: the identifying detail of its receipt (`Alpha plan`), from the command's
+   * main flag until the handler gives a better one. Null for read-only calls.
+   */
+  receipt: string | null;
 };
 
 export type ExecutionRow = {
@@ -40,6 +45,7 @@ export type ExecutionRow = {
   startedAt: Date;
   finishedAt: Date | null;
   durationMs: number | null;
+  receipt: string | null;
 };
 
 type Row = {
@@ -59,6 +65,7 @@ type Row = {
   started_at: Date;
   finished_at: Date | null;
   duration_ms: number | null;
+  receipt: string | null;
 };
 
 /** Postgres text cannot hold NUL; lone surrogates would not survive UTF-8. Stored text is made safe. */
@@ -72,8 +79,8 @@ const storable = (value: string | null): string | null => (value === null ? null
 export async function startSkillCall(db: Queryable, record: ExecutionRecord, startedAt: Date): Promise<void> {
   await db.query(
     `INSERT INTO skill_executions
-       (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, skill, command, flags, status, started_at)
-     VALUES ($1, $2, $3, $4, $5, 'skill', $6, $7, $8, $9, $10, 'running', $11)`,
+       (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, skill, command, flags, status, started_at, receipt)
+     VALUES ($1, $2, $3, $4, $5, 'skill', $6, $7, $8, $9, $10, 'running', $11, $12)`,
     [
       record.id,
       record.parentId,
@@ -86,6 +93,7 @@ export async function startSkillCall(db: Queryable, record: ExecutionRecord, sta
       storableText(record.command),
       record.flags === null ? null : storableText(JSON.stringify(record.flags)),
       startedAt,
+      storable(record.receipt),
     ],
   );
 }
@@ -95,6 +103,8 @@ export type SkillCallEnd = {
   result: string | null;
   error: string | null;
   durationMs: number;
+  /** The handler's own identifying detail for the receipt (replaces the one from the flags). */
+  receipt?: string | null;
 };
 
 /** Completes a call recorded by `startSkillCall`. */
@@ -105,7 +115,8 @@ export async function finishSkillCall(
   end: SkillCallEnd,
 ): Promise<void> {
   await db.query(
-    `UPDATE skill_executions SET status = $2, result = $3, error = $4, finished_at = $5, duration_ms = $6
+    `UPDATE skill_executions SET status = $2, result = $3, error = $4, finished_at = $5, duration_ms = $6,
+       receipt = CASE WHEN receipt IS NULL THEN NULL ELSE COALESCE($7, receipt) END
      WHERE id = $1`,
     [
       id,
@@ -114,6 +125,7 @@ export async function finishSkillCall(
       storable(end.error),
       new Date(startedAt.getTime() + end.durationMs),
       end.durationMs,
+      storable(end.receipt ?? null),
     ],
   );
 }
@@ -127,8 +139,8 @@ export async function recordSkillCall(
 ): Promise<void> {
   await db.query(
     `INSERT INTO skill_executions
-       (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, skill, command, flags, status, result, error, started_at, finished_at, duration_ms)
-     VALUES ($1, $2, $3, $4, $5, 'skill', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+       (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, skill, command, flags, status, result, error, started_at, finished_at, duration_ms, receipt)
+     VALUES ($1, $2, $3, $4, $5, 'skill', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
     [
       record.id,
       record.parentId,
@@ -146,6 +158,7 @@ export async function recordSkillCall(
       startedAt,
       new Date(startedAt.getTime() + end.durationMs),
       end.durationMs,
+      storable(end.receipt ?? record.receipt),
     ],
   );
 }
@@ -238,7 +251,7 @@ export async function skillCallsOfTurn(
 export async function executionsOfTurn(db: Queryable, turnId: string): Promise<ExecutionRow[]> {
   const rows = await db.query<Row>(
     `SELECT id, parent_id, kind, agent_id, mission, skill, command, flags, depends_on, status, result, error, usage,
-            started_at, finished_at, duration_ms
+            started_at, finished_at, duration_ms, receipt
      FROM skill_executions WHERE turn_id = $1 ORDER BY started_at, id`,
     [turnId],
   );
@@ -259,6 +272,7 @@ export async function executionsOfTurn(db: Queryable, turnId: string): Promise<E
     startedAt: new Date(row.started_at),
     finishedAt: row.finished_at ? new Date(row.finished_at) : null,
     durationMs: row.duration_ms,
+    receipt: row.receipt,
   }));
 }
 
@@ -278,5 +292,124 @@ export async function closeInterruptedExecutions(db: Queryable, turnId: string):
      WHERE turn_id = $1 AND kind = 'skill' AND status = 'running'
      RETURNING command, status, skill`,
     [turnId],
+  );
+}
+
+/** A mutating call of a turn as its receipt needs it (`receipt` set: see ExecutionRecord). */
+export type EffectRow = {
+  id: string;
+  skill: string;
+  status: SkillCallStatus;
+  receipt: string;
+  error: string | null;
+};
+
+/**
+ * The effects of a turn in start order: every mutating skill call that reached its handler (or
+ * that the sentinel stopped), its own or its sub-agents'.
+ */
+export async function effectsOfTurn(db: Queryable, turnId: string): Promise<EffectRow[]> {
+  return db.query<EffectRow>(
+    `SELECT id, COALESCE(skill, '') AS skill, status, receipt, error FROM skill_executions
+     WHERE turn_id = $1 AND kind = 'skill' AND receipt IS NOT NULL
+     ORDER BY started_at, id`,
+    [turnId],
+  );
+}
+
+/** A sub-agent of a turn as its row tells it, with the skill calls it made (in order). */
+export type AgentRecordRow = {
+  id: string;
+  agentId: string;
+  mission: string;
+  spec: { skills?: string[]; context?: string | null; model?: string | null } | null;
+  dependsOn: string[];
+  status: AgentRowStatus;
+  result: string | null;
+  error: string | null;
+  transcript: unknown;
+  usage: unknown;
+  durationMs: number | null;
+  calls: Array<{ command: string; status: SkillCallStatus; skill: string | null; mutating: boolean }>;
+};
+
+/** Every sub-agent row of a turn, oldest first, with its skill calls. */
+export async function agentRecordsOfTurn(db: Queryable, turnId: string): Promise<AgentRecordRow[]> {
+  const rows = await db.query<{
+    id: string;
+    parent_id: string | null;
+    kind: 'agent' | 'skill';
+    agent_id: string | null;
+    mission: string | null;
+    skill: string | null;
+    command: string | null;
+    flags: unknown;
+    depends_on: string[] | null;
+    status: string;
+    result: string | null;
+    error: string | null;
+    transcript: unknown;
+    usage: unknown;
+    duration_ms: number | null;
+    receipt: string | null;
+  }>(
+    `SELECT id, parent_id, kind, agent_id, mission, skill, command, flags, depends_on, status, result, error,
+            transcript, usage, duration_ms, receipt
+     FROM skill_executions WHERE turn_id = $1 ORDER BY started_at, id`,
+    [turnId],
+  );
+  const agents = rows
+    .filter((row) => row.kind === 'agent')
+    .map(
+      (row): AgentRecordRow => ({
+        id: row.id,
+        agentId: row.agent_id ?? '',
+        mission: row.mission ?? '',
+        spec: (row.flags as AgentRecordRow['spec']) ?? null,
+        dependsOn: row.depends_on ?? [],
+        status: row.status as AgentRowStatus,
+        result: row.result,
+        error: row.error,
+        transcript: row.transcript,
+        usage: row.usage,
+        durationMs: row.duration_ms,
+        calls: rows
+          .filter((child) => child.kind === 'skill' && child.parent_id === row.id)
+          .map((child) => ({
+            command: child.command ?? '',
+            status: child.status as SkillCallStatus,
+            skill: child.skill,
+            mutating: child.receipt !== null,
+          })),
+      }),
+    );
+  return agents;
+}
+
+/**
+ * Records an agent that never ran (a dependency failed, the turn was cancelled), so traces list
+ * it: `result` as the model was told, `reason` (why it was skipped) as its error.
+ */
+export async function recordSkippedAgent(
+  db: Queryable,
+  record: AgentRecord,
+  skipped: { result: string; reason: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO skill_executions
+       (id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status, result, error, finished_at, duration_ms)
+     VALUES ($1, $2, $3, $4, 'agent', $5, $6, $7, $8, 'skipped', $9, $10, now(), 0)`,
+    [
+      record.id,
+      record.turnId,
+      record.userId,
+      record.conversationId,
+      record.agentId,
+      storableText(record.mission),
+      storableText(JSON.stringify(record.spec)),
+      JSON.stringify(record.dependsOn),
+      storableText(skipped.result),
+      storableText(skipped.reason),
+    ],
   );
 }

@@ -11,6 +11,12 @@ export type SkillResult = {
   filesProduced?: string[];
   sideEffects?: string[];
   metadata?: Record<string, unknown>;
+  /**
+   * A mutating handler's short identifying detail of what it acted on, for the user's receipt
+   * line (`Alpha plan (t_4kx9m2qa)`, `"Q3 report" to bob@example.com`). Without it the receipt
+   * shows the command's main flag. Plain text, one line; never a secret.
+   */
+  receipt?: string;
 };
 
 /** Where a skill comes from: a built-in or user skill file, or a tool of an MCP server. */

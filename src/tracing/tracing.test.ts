@@ -77,6 +77,7 @@ describe('OTLP export', () => {
         status: 'completed',
         reply: 'ok',
         usage: { promptTokens: 1, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 1, cost: 0 },
+        receipts: [],
       },
       turn,
     );

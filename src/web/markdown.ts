@@ -25,6 +25,11 @@ function inline(escaped: string): string {
     codes.push(`<code>${code}</code>`);
     return `\uE000${codes.length - 1}\uE001`;
   });
+  // A backslash before markdown punctuation shows that character as written (receipt lines).
+  out = out.replace(/\\([\\*_~[\]])/g, (_, char: string) => {
+    codes.push(char);
+    return `\uE000${codes.length - 1}\uE001`;
+  });
   out = out
     .replace(
       /\[([^\]\n]+)\]\((https?:\/\/[^\s()]+)\)/g,

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { TurnEngine, TurnEvent, TurnOutcome } from '../agents/index.ts';
+import { receiptsJson, type TurnEngine, type TurnEvent, type TurnOutcome } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
@@ -240,7 +240,14 @@ export function openAiRoutes(deps: {
     }
     await ensureUser(deps.database, userId);
     const conversationId = await conversationFor(deps.database, userId, clientKey);
-    const turnInput = { userId, text: input.text, channel: OPENAI_CHANNEL, conversationId };
+    // Receipts travel as data (`receipts` beside `choices`), never as lines in the content.
+    const turnInput = {
+      userId,
+      text: input.text,
+      channel: OPENAI_CHANNEL,
+      conversationId,
+      receipts: 'data' as const,
+    };
 
     if (!stream) {
       try {
@@ -260,6 +267,7 @@ export function openAiRoutes(deps: {
             },
           ],
           usage: usageOf(outcome),
+          receipts: receiptsJson(outcome.receipts),
         });
       } catch (error) {
         const refused = refusal(error);
@@ -344,7 +352,7 @@ export function openAiRoutes(deps: {
           ? `\n\n${outcome.reply}`
           : outcome.reply;
       if (rest) await chunk({ content: rest }, null);
-      await chunk({}, 'stop');
+      await chunk({}, 'stop', { receipts: receiptsJson(outcome.receipts) });
       if (includeUsage) {
         await sse.writeSSE({
           data: JSON.stringify({

@@ -45,7 +45,7 @@ function agentNode(agent: Agent) {
   const status = agentStatus(agent.status);
   const deps = agent.depends_on ?? [];
   return html`<article class="agent status-${status}" data-agent-id="${agent.agent_id ?? ''}" data-depends-on="${deps.join(' ')}" data-status="${status}" tabindex="0">
-    <header><strong>${agent.agent_id}</strong> <span class="badge" data-field="status">${status}</span></header>
+    <header><strong>${agent.agent_id}</strong> <span class="badge" data-field="status">${agent.status === 'interrupted' ? 'interrupted' : status}</span></header>
     <p class="mission">${truncate(agent.mission, 300)}</p>
     ${deps.length ? html`<p class="deps">after ${deps.join(', ')}</p>` : ''}
     <p class="meta" data-field="duration">${agent.duration_ms !== null && agent.duration_ms !== undefined ? `${agent.duration_ms} ms` : ''}</p>

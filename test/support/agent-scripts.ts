@@ -24,6 +24,11 @@ export type ModelScript = {
   sentinel?: RoleScript;
   /** Only when the test config turns memory on (`writeTestConfig(…, {memory: true})`). */
   compaction?: RoleScript;
+  /**
+   * Agents dispatched before this script took over, by id, with their missions (a turn that
+   * runs again after a crash, from its stored dispatch_agent calls).
+   */
+  dispatched?: Record<string, string>;
 };
 
 /** The requests this script answered, by role (a later script on the same fake starts afresh). */
@@ -56,6 +61,7 @@ export function scriptModels(fake: FakeLlm, script: ModelScript): ScriptedModels
     add('sentinel', more.sentinel);
     add('compaction', more.compaction);
     for (const [agentId, steps] of Object.entries(more.agents ?? {})) add(`agent ${agentId}`, steps);
+    for (const [agentId, mission] of Object.entries(more.dispatched ?? {})) missions.set(mission, agentId);
   };
   extend(script);
 

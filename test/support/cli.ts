@@ -84,7 +84,8 @@ export async function startServer(options: {
     output: () => output,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        // A process killed by a signal has no exit code, only a signal code.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       }),

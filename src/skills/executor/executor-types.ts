@@ -1,5 +1,6 @@
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logging/index.ts';
+import type { SkillCallStatus } from '../executions.ts';
 import type { UnavailableDomain } from '../registry/index.ts';
 import type { SkillHandler, SkillResult, SkillServices, SkillSnapshot, SkillUser } from '../types.ts';
 import type { BreakerOptions } from './circuit-breaker.ts';
@@ -41,6 +42,13 @@ export type ExecutionOutcome = SkillResult & {
   executionId: string;
   skill: string | null;
   durationMs: number;
+  /**
+   * How the call is recorded: `unknown` when a mutating handler was stopped (timeout, cancel)
+   * and its effect may or may not have happened; `refused` when the sentinel or scope said no.
+   */
+  callStatus: Exclude<SkillCallStatus, 'running'>;
+  /** A mutating call that passed its checks: an effect the user gets a receipt for. */
+  effect: boolean;
 };
 
 export type ExecutorOptions = {

@@ -25,6 +25,7 @@ import type { ExecuteRequest, ExecutionOutcome, ExecutorOptions } from './execut
 import { unstorableCharacter } from './failure-kind.ts';
 import { describeFlagErrors } from './flag-errors.ts';
 import { invokeHandler } from './invoke-handler.ts';
+import { oneLine, receiptDetailFromFlags } from './receipt-detail.ts';
 import { defaultScopeCheck } from './scope.ts';
 import { recordSentinelDecision } from './sentinel-decisions.ts';
 import { templateFlagProblem } from './template-flags.ts';
@@ -80,7 +81,7 @@ export class SkillExecutor {
     const executionId = this.#randomId();
     const started = this.#now();
     const startedMs = performance.now();
-    const call: CallState = { parsed: null, recordedRunning: false };
+    const call: CallState = { parsed: null, recordedRunning: false, receipt: null };
     let result: SkillResult;
     try {
       // Every line logged while the call runs carries its turn, agent and execution ids.
@@ -103,8 +104,15 @@ export class SkillExecutor {
       this.taintTurn(request.turnId, result.content);
     }
     const durationMs = Math.round(performance.now() - startedMs);
-    await this.#log(request, executionId, call, result, started, durationMs);
-    return { ...result, executionId, skill: call.parsed?.skill ?? null, durationMs };
+    const callStatus = await this.#log(request, executionId, call, result, started, durationMs);
+    return {
+      ...result,
+      executionId,
+      skill: call.parsed?.skill ?? null,
+      durationMs,
+      callStatus,
+      effect: call.receipt !== null,
+    };
   }
 
   async #run(
@@ -225,6 +233,8 @@ export class SkillExecutor {
     }
 
     const signal = request.signal ?? new AbortController().signal;
+    // From here on the call is an effect the user is told about (done, failed or unknown).
+    if (!skill.readonly) call.receipt = receiptDetailFromFlags(parsed.flags);
     const tainted =
       !skill.readonly && request.turnId !== null && request.turnId !== undefined
         ? this.#taintedTurns.has(request.turnId)
@@ -235,7 +245,11 @@ export class SkillExecutor {
     }
 
     try {
-      await startSkillCall(this.#options.database, record(request, executionId, parsed), started);
+      await startSkillCall(
+        this.#options.database,
+        record(request, executionId, parsed, call.receipt),
+        started,
+      );
       call.recordedRunning = true;
     } catch (error) {
       this.#options.logger.error({ err: error, skill: skill.name }, 'could not record a skill call');
@@ -347,6 +361,7 @@ export class SkillExecutor {
     };
   }
 
+  /** Records how the call ended; returns the status recorded. */
   async #log(
     request: ExecuteRequest,
     executionId: string,
@@ -354,31 +369,45 @@ export class SkillExecutor {
     result: SkillResult,
     started: Date,
     durationMs: number,
-  ): Promise<void> {
+  ): Promise<ExecutionOutcome['callStatus']> {
     const refused = result.metadata?.refused !== undefined;
-    const timedOut = result.metadata?.timeout === true;
+    const stopped = result.metadata?.timeout === true || result.metadata?.cancelled === true;
     const end: SkillCallEnd = {
-      status: refused ? 'refused' : timedOut ? 'timeout' : result.status,
+      // A mutating handler stopped half-way may have done its work: that is unknown, not an error.
+      status: refused
+        ? 'refused'
+        : stopped && call.receipt !== null
+          ? 'unknown'
+          : result.metadata?.timeout === true
+            ? 'timeout'
+            : result.status,
       result: result.status === 'ok' ? result.content : null,
       error: result.status === 'error' ? result.content : null,
       durationMs,
+      receipt: result.receipt?.trim() ? oneLine(result.receipt, 120) : null,
     };
     try {
       if (call.recordedRunning) await finishSkillCall(this.#options.database, executionId, started, end);
       else
         await recordSkillCall(
           this.#options.database,
-          record(request, executionId, call.parsed),
+          record(request, executionId, call.parsed, call.receipt),
           started,
           end,
         );
     } catch (error) {
       this.#options.logger.error({ err: error }, 'could not record a skill execution');
     }
+    return end.status;
   }
 }
 
-type CallState = { parsed: ParsedCommand | null; recordedRunning: boolean };
+type CallState = {
+  parsed: ParsedCommand | null;
+  recordedRunning: boolean;
+  /** Set once a mutating call passed its checks: the identifying detail of its receipt. */
+  receipt: string | null;
+};
 
 /** Steward's own pages (get_skill, --help): marked so agents never fence them as outside data. */
 function asHelp(result: SkillResult): SkillResult {
@@ -390,7 +419,12 @@ export function userBreakerKey(skill: string, userId: string): string {
   return `${skill}#${userId}`;
 }
 
-function record(request: ExecuteRequest, executionId: string, parsed: ParsedCommand | null): ExecutionRecord {
+function record(
+  request: ExecuteRequest,
+  executionId: string,
+  parsed: ParsedCommand | null,
+  receipt: string | null,
+): ExecutionRecord {
   return {
     id: executionId,
     parentId: request.caller.kind === 'agent' ? request.caller.parentExecutionId : null,
@@ -402,5 +436,6 @@ function record(request: ExecuteRequest, executionId: string, parsed: ParsedComm
     skill: parsed?.skill ?? null,
     command: request.command,
     flags: parsed ? parsed.flags : null,
+    receipt,
   };
 }

@@ -57,18 +57,27 @@ export async function invokeHandler(
     const result = await Promise.race([handler.execute(flags, ctx), aborted]);
     return { result, failure: null };
   } catch (error) {
+    // A mutating handler stopped half-way may already have done its work: say so.
+    const mayHaveHappened = skill.readonly ? '' : ' It may have happened — check before redoing.';
     if (error instanceof TimeoutError) {
       return {
         result: {
           status: 'error',
-          content: `${skill.name} ${error.message} and was stopped.`,
+          content: `${skill.name} ${error.message} and was stopped.${mayHaveHappened}`,
           metadata: { timeout: true },
         },
         failure: { kind: 'infrastructure', message: error.message },
       };
     }
     if (callerSignal.aborted) {
-      return { result: { status: 'error', content: `${skill.name} was cancelled.` }, failure: null };
+      return {
+        result: {
+          status: 'error',
+          content: `${skill.name} was cancelled while it ran.${mayHaveHappened}`,
+          metadata: { cancelled: true },
+        },
+        failure: null,
+      };
     }
     const message = errorMessage(error);
     const kind = failureKind(error);

@@ -2,6 +2,14 @@ import { type CalendarEvent, localDay, localDayLabel, localTime } from '../../..
 import { fenceExternal } from '../../external.ts';
 
 /** `Mon 2026-01-05 10:00–11:00 [id] Title · location` (24-hour times in the user's zone). */
+/** An event for a receipt line: `Team sync, Mon 3 Feb 10:00 (ev_123)`. */
+export function eventReceipt(event: CalendarEvent, timezone: string): string {
+  const when = event.allDay
+    ? localDayLabel(event.start, timezone)
+    : `${localDayLabel(event.start, timezone)} ${localTime(event.start, timezone)}`;
+  return `${event.title.replace(/\s+/g, ' ')}, ${when} (${event.id})`;
+}
+
 export function formatEventLine(event: CalendarEvent, timezone: string): string {
   const sameDay = localDay(event.start, timezone) === localDay(new Date(event.end.getTime() - 1), timezone);
   const time = event.allDay

@@ -4,7 +4,7 @@ import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok, type SkillContext } from '../../types.ts';
 import { integrationsOf, withProvider } from '../provider-call.ts';
 import { instantFlag } from './dates.ts';
-import { formatEventLine } from './format.ts';
+import { eventReceipt, formatEventLine } from './format.ts';
 
 const NONE = ['none', 'null', 'clear'];
 const ADDRESS = /^[^\s<>@",;]+@[^\s<>@",;]+$/;
@@ -94,6 +94,7 @@ export const createEventHandler = defineHandler({
       return ok(`Created in the ${calendar.name}: ${formatEventLine(event, ctx.user.timezone)}`, {
         sideEffects: [`calendar event ${event.id} created`],
         metadata: { id: event.id, provider: calendar.name },
+        receipt: eventReceipt(event, ctx.user.timezone),
       });
     });
   },
@@ -139,6 +140,7 @@ export const updateEventHandler = defineHandler({
       return ok(`Updated: ${formatEventLine(event, ctx.user.timezone)}`, {
         sideEffects: [`calendar event ${event.id} updated`],
         metadata: { id: event.id, provider: calendar.name },
+        receipt: eventReceipt(event, ctx.user.timezone),
       });
     });
   },

@@ -3,8 +3,9 @@ import type { ContactFields } from '../../../integrations/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
+import { limitNote } from '../limit-note.ts';
 import { integrationsOf, withProvider } from '../provider-call.ts';
-import { contactLine, notesBlock } from './format.ts';
+import { contactLine, contactReceipt, notesBlock } from './format.ts';
 
 const ADDRESS = /^[^\s<>@",;]+@[^\s<>@",;]+$/;
 
@@ -54,8 +55,8 @@ export const searchContactsHandler = defineHandler({
       const metadata = { ids: contacts.map((contact) => contact.id), count: contacts.length };
       if (contacts.length === 0) return ok(`No contacts match in ${crm.name}.`, { metadata });
       return ok(
-        `${contacts.length} contact${contacts.length === 1 ? '' : 's'} in ${crm.name}:\n${fenceExternal('hubspot:contacts', contacts.map(contactLine).join('\n'))}`,
-        { metadata },
+        `${contacts.length} contact${contacts.length === 1 ? '' : 's'} in ${crm.name}:\n${fenceExternal('hubspot:contacts', contacts.map(contactLine).join('\n'))}${limitNote(contacts.length, flags.limit, 50)}`,
+        { metadata: { ...metadata, limitReached: contacts.length >= flags.limit } },
       );
     });
   },
@@ -92,6 +93,7 @@ export const createContactHandler = defineHandler({
       return ok(`Created in ${crm.name}: ${contactLine(contact)}`, {
         sideEffects: [`crm contact ${contact.id} created`],
         metadata: { id: contact.id },
+        receipt: contactReceipt(contact),
       });
     });
   },
@@ -115,6 +117,7 @@ export const updateContactHandler = defineHandler({
       return ok(`Updated in ${crm.name}: ${contactLine(contact)}`, {
         sideEffects: [`crm contact ${contact.id} updated`],
         metadata: { id: contact.id },
+        receipt: contactReceipt(contact),
       });
     });
   },

@@ -3,6 +3,7 @@ import type { DealFields } from '../../../integrations/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
+import { limitNote } from '../limit-note.ts';
 import { integrationsOf, withProvider } from '../provider-call.ts';
 import { dealLine } from './format.ts';
 
@@ -24,8 +25,8 @@ export const searchDealsHandler = defineHandler({
       const metadata = { ids: deals.map((deal) => deal.id), count: deals.length };
       if (deals.length === 0) return ok(`No deals match in ${crm.name}.`, { metadata });
       return ok(
-        `${deals.length} deal${deals.length === 1 ? '' : 's'} in ${crm.name}:\n${fenceExternal('hubspot:deals', deals.map(dealLine).join('\n'))}`,
-        { metadata },
+        `${deals.length} deal${deals.length === 1 ? '' : 's'} in ${crm.name}:\n${fenceExternal('hubspot:deals', deals.map(dealLine).join('\n'))}${limitNote(deals.length, flags.limit, 50)}`,
+        { metadata: { ...metadata, limitReached: deals.length >= flags.limit } },
       );
     });
   },
@@ -61,6 +62,7 @@ export const updateDealHandler = defineHandler({
       return ok(`Updated in ${crm.name}: ${dealLine(deal)}`, {
         sideEffects: [`crm deal ${deal.id} updated`],
         metadata: { id: deal.id },
+        receipt: `${deal.name} (${deal.id})`,
       });
     });
   },
@@ -91,6 +93,7 @@ export const addNoteHandler = defineHandler({
       return ok(`Added note [${note.id}] to ${target.kind} ${target.id} in ${crm.name}.`, {
         sideEffects: [`crm note ${note.id} added`],
         metadata: { id: note.id },
+        receipt: `note ${note.id} on ${target.kind} ${target.id}`,
       });
     });
   },

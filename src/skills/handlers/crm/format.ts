@@ -16,6 +16,13 @@ export function contactLine(contact: CrmContact): string {
   return parts.join(' ');
 }
 
+/** A contact for a receipt line: `Ada Lovelace <ada@example.com> (123)`. */
+export function contactReceipt(contact: CrmContact): string {
+  const name = [contact.firstName, contact.lastName].filter(Boolean).join(' ');
+  const who = [name, contact.email ? `<${contact.email}>` : ''].filter(Boolean).join(' ') || '(no name)';
+  return `${who} (${contact.id})`;
+}
+
 export function dealLine(deal: CrmDeal): string {
   const parts = [`[${deal.id}]`, deal.name];
   if (deal.stage) parts.push(`· stage ${deal.stage}`);

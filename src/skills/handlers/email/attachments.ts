@@ -66,6 +66,7 @@ export const saveAttachmentsHandler = defineHandler({
           filesProduced: saved.map((entry) => entry.replace(/ \([^)]*\)$/, '')),
           sideEffects: saved.map((entry) => `saved email attachment ${entry}`),
           metadata: { id: flags.id, saved },
+          receipt: `${saved.length} from ${flags.id}: ${saved.map((entry) => entry.replace(/ \([^)]*\)$/, '')).join(', ')}`,
         },
       );
     });

@@ -36,6 +36,7 @@ export const labelEmailHandler = defineHandler({
         return fail(`No message with id ${flags.id} in ${email.name}. Find ids with email.search.`);
       return ok(`[${flags.id}] labels now: ${labels.join(', ') || '(none)'}.`, {
         metadata: { id: flags.id, labels },
+        receipt: `${flags.id}: ${[...add.map((label) => `+${label}`), ...remove.map((label) => `-${label}`)].join(' ')}`,
       });
     });
   },

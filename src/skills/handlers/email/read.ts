@@ -4,6 +4,7 @@ import { parseDateInput } from '../../../tasks/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok, type SkillContext } from '../../types.ts';
+import { limitNote } from '../limit-note.ts';
 import { integrationsOf, withProvider } from '../provider-call.ts';
 import { formatMessage, formatSummaryLine } from './format.ts';
 
@@ -68,8 +69,8 @@ export const searchEmailHandler = defineHandler({
         return ok(`No messages match (${email.name}, ${email.address}).`, { metadata });
       const lines = messages.map((message) => formatSummaryLine(message, ctx.user.timezone));
       return ok(
-        `${messages.length} message${messages.length === 1 ? '' : 's'}, newest first (${email.name}, ${email.address}). Read one with email.read --id ID.\n${fenceExternal('email:search', lines.join('\n'))}`,
-        { metadata },
+        `${messages.length} message${messages.length === 1 ? '' : 's'}, newest first (${email.name}, ${email.address}). Read one with email.read --id ID.\n${fenceExternal('email:search', lines.join('\n'))}${limitNote(messages.length, flags.limit, 50)}`,
+        { metadata: { ...metadata, limitReached: messages.length >= flags.limit } },
       );
     });
   },

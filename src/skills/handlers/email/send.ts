@@ -40,6 +40,7 @@ export const sendEmailHandler = defineHandler({
       return ok(`Sent "${flags.subject}" to ${built.email.to.join(', ')} from ${email.address}.`, {
         sideEffects: [`email sent to ${built.email.to.join(', ')}`],
         metadata: { id: sent.id, provider: email.name },
+        receipt: `"${flags.subject}" to ${built.email.to.join(', ')}`,
       });
     });
   },
@@ -57,6 +58,7 @@ export const draftEmailHandler = defineHandler({
         `Saved a draft "${flags.subject}" to ${built.email.to.join(', ')} in ${email.name} [${draft.id}]. Nothing was sent.`,
         {
           metadata: { id: draft.id, provider: email.name },
+          receipt: `draft "${flags.subject}" to ${built.email.to.join(', ')} (not sent)`,
         },
       );
     });
@@ -97,6 +99,7 @@ export const replyEmailHandler = defineHandler({
         const draft = await email.saveDraft(reply, ctx.signal);
         return ok(`Saved a reply draft to ${original.from.address} [${draft.id}]. Nothing was sent.`, {
           metadata: { id: draft.id, provider: email.name },
+          receipt: `draft reply "${subject}" to ${original.from.address} (not sent)`,
         });
       }
       const sent = await email.send(reply, ctx.signal);
@@ -104,6 +107,7 @@ export const replyEmailHandler = defineHandler({
       return ok(`Replied to [${flags.id}] ("${subject}") to ${recipients}.`, {
         sideEffects: [`email sent to ${recipients}`],
         metadata: { id: sent.id, provider: email.name },
+        receipt: `"${subject}" to ${recipients}`,
       });
     });
   },

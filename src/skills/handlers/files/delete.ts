@@ -17,7 +17,11 @@ export const deleteFileHandler = defineHandler({
     await files.changed(ctx.user.id);
     return ok(
       `Archived ${path} as v${archivedVersion}; it no longer shows in files.list. Nothing was deleted: files.restore --path ${quote(path)} --version ${archivedVersion} brings it back.`,
-      { sideEffects: [`archived file ${path}`], metadata: { path, archivedVersion } },
+      {
+        sideEffects: [`archived file ${path}`],
+        metadata: { path, archivedVersion },
+        receipt: `${path} (archived as v${archivedVersion})`,
+      },
     );
   },
 });

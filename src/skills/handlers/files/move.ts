@@ -32,6 +32,7 @@ export const moveFileHandler = defineHandler({
       filesProduced: [report.to],
       sideEffects: [`moved file ${report.from} to ${report.to}`],
       metadata: { ...report },
+      receipt: `${report.from} → ${report.to}`,
     });
   },
 });

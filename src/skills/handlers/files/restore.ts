@@ -28,6 +28,7 @@ export const restoreFileHandler = defineHandler({
         filesProduced: [report.path],
         sideEffects: [`restored file ${report.path} to v${report.restoredVersion}`],
         metadata: { ...report },
+        receipt: `${report.path} (v${report.restoredVersion} restored as v${report.version})`,
       },
     );
   },

@@ -3,6 +3,7 @@ import { displayPath, searchContent } from '../../../files/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, ok } from '../../types.ts';
+import { limitNote } from '../limit-note.ts';
 import { fenceFile, filesOf, isResult } from './shared.ts';
 
 export const searchFilesHandler = defineHandler({
@@ -18,9 +19,10 @@ export const searchFilesHandler = defineHandler({
     const files = filesOf(ctx);
     if (isResult(files)) return files;
     if (flags.scope === 'skills' || flags.scope === 'all') await files.refreshSkillIndex();
+    const limit = flags.limit ?? 10;
     const matches = await searchContent(files.database, ctx.user.id, flags.query, {
       scope: flags.scope ?? 'files',
-      limit: flags.limit ?? 10,
+      limit,
     });
     if (matches.length === 0)
       return ok(
@@ -36,10 +38,11 @@ export const searchFilesHandler = defineHandler({
       return `${index + 1}. ${name}${note}${snippet}`;
     });
     return ok(
-      `${matches.length} match${matches.length === 1 ? '' : 'es'} for "${flags.query}" (best first; matches in **bold**):\n${blocks.join('\n')}`,
+      `${matches.length} match${matches.length === 1 ? '' : 'es'} for "${flags.query}" (best first; matches in **bold**):\n${blocks.join('\n')}${limitNote(matches.length, limit, 50)}`,
       {
         metadata: {
           count: matches.length,
+          limitReached: matches.length >= limit,
           matches: matches.map((match) => ({ source: match.source, path: match.path, kind: match.kind })),
         },
       },

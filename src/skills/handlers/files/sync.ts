@@ -51,6 +51,7 @@ export const syncFilesHandler = defineHandler({
         ...report.archivedInDrive.map((path) => `archived ${path} in Drive`),
       ],
       metadata: { ...report },
+      receipt: `${report.pulled.length} pulled, ${report.pushed.length} pushed, ${report.conflicts.length} conflicts`,
     });
   },
 });

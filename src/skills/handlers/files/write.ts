@@ -22,6 +22,7 @@ export const writeFileHandler = defineHandler({
       filesProduced: [report.path],
       sideEffects: [report.created ? `created file ${report.path}` : `replaced file ${report.path}`],
       metadata: { ...report },
+      receipt: `${report.path} (v${report.version}${report.created ? ', new' : ''})`,
     });
   },
 });

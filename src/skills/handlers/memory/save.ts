@@ -37,6 +37,9 @@ export const saveMemoryHandler = defineHandler({
     const content = merged
       ? `Merged with an existing memory ${memory.id} (tags combined, higher importance kept):\n${formatMemoryLine(memory)}`
       : `Saved ${formatMemoryLine(memory)}`;
-    return ok(content, { metadata: { id: memory.id, ids: [memory.id], merged, memory } });
+    return ok(content, {
+      metadata: { id: memory.id, ids: [memory.id], merged, memory },
+      receipt: `${memory.content} (${memory.id}${merged ? ', merged' : ''})`,
+    });
   },
 });

@@ -68,6 +68,13 @@ export const updateProfileHandler = defineHandler({
     const voice = wanted ?? (await voiceRepliesOf(database, user.id));
     return ok(`Updated: ${describeUser(user, voice)}`, {
       metadata: { id: user.id, timezone: user.timezone, name: user.displayName, voiceReplies: voice },
+      receipt: [
+        flags.timezone !== undefined ? `time zone ${user.timezone}` : '',
+        flags.name !== undefined ? `name ${user.displayName ?? ''}` : '',
+        wanted ? `voice replies ${voice}` : '',
+      ]
+        .filter(Boolean)
+        .join(', '),
     });
   },
 });

@@ -45,6 +45,9 @@ export const createTaskHandler = defineHandler({
     if (task.parentId) lines.push(`Subtask of ${task.parentId}.`);
     const dependsOn = [...new Set((flags.depends_on ?? []).map((id) => id.toLowerCase()))];
     if (dependsOn.length > 0) lines.push(`Depends on ${dependsOn.join(', ')}.`);
-    return ok(lines.join('\n'), { metadata: { id: task.id, ids: [task.id], count: 1, task } });
+    return ok(lines.join('\n'), {
+      metadata: { id: task.id, ids: [task.id], count: 1, task },
+      receipt: `${task.title} (${task.id})`,
+    });
   },
 });

@@ -19,6 +19,7 @@ export const deleteTaskHandler = defineHandler({
     return ok(content, {
       metadata: { id: task.id, ids: [task.id], count: 1, archived: true, alreadyArchived },
       sideEffects: alreadyArchived ? [] : [`archived task ${task.id}`],
+      receipt: `${task.title} (${task.id})${alreadyArchived ? ', already archived' : ', archived'}`,
     });
   },
 });

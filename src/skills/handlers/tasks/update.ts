@@ -93,6 +93,7 @@ export const updateTaskHandler = defineHandler({
     if (done.length === 0) {
       return ok(`Nothing changed: ${formatTaskLine(task, today)} already has those values.`, {
         metadata: { id: task.id, ids: [task.id], count: 1, changed: [] },
+        receipt: `${task.title} (${task.id}), nothing changed`,
       });
     }
     const lines = [`Updated ${formatTaskLine(task, today)}`, `Changes: ${done.join('; ')}`];
@@ -111,6 +112,7 @@ export const updateTaskHandler = defineHandler({
         `updated task ${task.id}`,
         ...(nextOccurrence ? [`created task ${nextOccurrence.id}`] : []),
       ],
+      receipt: `${task.title} (${task.id}): ${done.join('; ')}`,
     });
   },
 });

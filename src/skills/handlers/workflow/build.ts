@@ -140,6 +140,7 @@ export const buildWorkflowHandler = defineHandler({
         timezone: zone,
         next_run: next,
       },
+      receipt: schedule ? `${skillName} ("${schedule}" in ${zone})` : skillName,
     });
   },
 });
