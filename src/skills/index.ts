@@ -43,6 +43,7 @@ export {
   type LearnedChange,
   LearnedSkills,
   type LearnedSkillView,
+  learnedSkillsFor,
   REVIEW_MIN_FAILURES,
   REVIEW_UNUSED_DAYS,
   renderLearnedPage,

@@ -9,6 +9,7 @@ export {
   REVIEW_MIN_FAILURES,
   REVIEW_UNUSED_DAYS,
 } from './learned-skills.ts';
+export { learnedSkillsFor } from './learned-skills-for.ts';
 export { lineDiff } from './line-diff.ts';
 export type { SkillChange, SkillVersion } from './skill-ledger.ts';
 export { type SkillUse, skillUse, templateSkills } from './skill-use.ts';

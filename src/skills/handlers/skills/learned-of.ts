@@ -1,4 +1,5 @@
-import { type LearnedActor, LearnedSkills, STEWARD_AUTHOR } from '../../learned/index.ts';
+import type { LearnedSkills } from '../../learned/index.ts';
+import { type LearnedActor, learnedSkillsFor, STEWARD_AUTHOR } from '../../learned/index.ts';
 import type { SkillContext } from '../../types.ts';
 
 /** The channel of scheduled workflow runs (workflows/workflow-runner.ts): no user is there. */
@@ -6,15 +7,7 @@ const UNATTENDED_CHANNEL = 'scheduled';
 
 /** The learned skills of the running Steward, or null when it has no user skills directory. */
 export function learnedSkillsOf(ctx: SkillContext): LearnedSkills | null {
-  const where = ctx.services.workflows;
-  if (!where) return null;
-  return new LearnedSkills({
-    database: ctx.services.database,
-    skillsDir: where.skillsDir,
-    builtinDir: where.builtinDir,
-    skills: where.skills,
-    ...(where.reload ? { reload: where.reload } : {}),
-  });
+  return learnedSkillsFor(ctx.services);
 }
 
 /** Who makes the change: Steward when an agent runs the skill, else the user's own command. */
