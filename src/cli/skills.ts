@@ -12,6 +12,7 @@ import {
   LearnedSkills,
   loadSkillRoots,
   skillNameProblem,
+  skillOwners,
   skillPageSkeleton,
   skillUse,
   templateSkills,
@@ -93,7 +94,10 @@ async function usageOf(
       return { usage: new Map() };
     const handlers = builtinHandlers();
     const counted = await withDatabase(config, (database) =>
-      skillUse(database, { templates: templateSkills(loaded, (handler) => handlers.has(handler)) }),
+      skillUse(database, {
+        templates: templateSkills(loaded, (handler) => handlers.has(handler)),
+        owners: skillOwners(loaded),
+      }),
     );
     return { usage: new Map([...counted].map(([skill, use]) => [skill, usageView(use)])) };
   } catch (error) {

@@ -52,6 +52,7 @@ export {
   type SkillVersion,
   STEWARD_AUTHOR,
   skillApiRoutes,
+  skillOwners,
   skillUse,
   templateSkills,
   versionView,

@@ -4,7 +4,7 @@ import { userIdProblem } from '../../users/index.ts';
 import type { SkillSnapshot } from '../types.ts';
 import type { LearnedSkills } from './learned-skills.ts';
 import type { SkillVersion } from './skill-ledger.ts';
-import { skillUse, templateSkills } from './skill-use.ts';
+import { skillOwners, skillUse, templateSkills } from './skill-use.ts';
 
 /** The caller as the API's auth middleware sets it (server/auth.ts): the owner or one user. */
 type CallerEnv = { Variables: { principal: { userId: string; owner: boolean } } };
@@ -81,7 +81,11 @@ export function skillApiRoutes(deps: SkillApiDeps): Hono<CallerEnv> {
       if (!principal.owner && requested !== principal.userId) return c.json(forbidden(principal.userId), 403);
     }
     const templates = templateSkills(deps.skills(), deps.hasHandler);
-    const usage = await skillUse(deps.learned.database, { userId: requested, templates });
+    const usage = await skillUse(deps.learned.database, {
+      userId: requested,
+      templates,
+      owners: skillOwners(deps.skills()),
+    });
     return c.json({
       usage: Object.fromEntries(
         [...usage].map(([skill, use]) => [

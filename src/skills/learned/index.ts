@@ -12,4 +12,4 @@ export {
 export { learnedSkillsFor } from './learned-skills-for.ts';
 export { lineDiff } from './line-diff.ts';
 export type { SkillChange, SkillVersion } from './skill-ledger.ts';
-export { type SkillUse, skillUse, templateSkills } from './skill-use.ts';
+export { type SkillUse, skillOwners, skillUse, templateSkills } from './skill-use.ts';

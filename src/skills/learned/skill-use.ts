@@ -11,6 +11,11 @@ export type SkillUseQuery = {
   skills?: readonly string[];
   /** Template skills (no handler): a run also failed when a later call of its turn failed. */
   templates?: readonly string[];
+  /**
+   * Owned skills by name, with their owner: only the owner's calls count (another user's call
+   * of the name was an "unknown skill" error, not a run of this skill).
+   */
+  owners?: ReadonlyMap<string, string>;
 };
 
 // A run of a template skill returns instructions and nearly always succeeds itself; whether
@@ -27,26 +32,35 @@ const FAILED = `e.status IN ('error', 'timeout', 'unknown') OR (
  * Skills never called are absent.
  */
 export async function skillUse(db: Queryable, query: SkillUseQuery = {}): Promise<Map<string, SkillUse>> {
-  const rows = await db.query<{ skill: string; runs: number; failures: number; last_used: Date | null }>(
-    `SELECT e.skill, count(*)::int AS runs, count(*) FILTER (WHERE ${FAILED})::int AS failures,
+  const rows = await db.query<{
+    skill: string;
+    user_id: string;
+    runs: number;
+    failures: number;
+    last_used: Date | null;
+  }>(
+    `SELECT e.skill, e.user_id, count(*)::int AS runs, count(*) FILTER (WHERE ${FAILED})::int AS failures,
             max(e.started_at) AS last_used
      FROM skill_executions e
      WHERE e.kind = 'skill' AND e.skill IS NOT NULL
        AND ($1::text IS NULL OR e.user_id = $1)
        AND ($2::text[] IS NULL OR e.skill = ANY($2::text[]))
-     GROUP BY e.skill`,
+     GROUP BY e.skill, e.user_id`,
     [query.userId ?? null, query.skills ? [...query.skills] : null, [...(query.templates ?? [])]],
   );
-  return new Map(
-    rows.map((row) => [
-      row.skill,
-      {
-        runs: row.runs,
-        failures: row.failures,
-        lastUsed: row.last_used === null ? null : new Date(row.last_used),
-      },
-    ]),
-  );
+  const uses = new Map<string, SkillUse>();
+  for (const row of rows) {
+    const owner = query.owners?.get(row.skill);
+    if (owner !== undefined && owner !== row.user_id) continue;
+    const use = uses.get(row.skill) ?? { runs: 0, failures: 0, lastUsed: null };
+    const last = row.last_used === null ? null : new Date(row.last_used);
+    uses.set(row.skill, {
+      runs: use.runs + row.runs,
+      failures: use.failures + row.failures,
+      lastUsed: last && (!use.lastUsed || last > use.lastUsed) ? last : use.lastUsed,
+    });
+  }
+  return uses;
 }
 
 /** Runs and failures of one user's skills, each counted from its own start time. */
@@ -73,4 +87,13 @@ export function templateSkills(snapshot: SkillSnapshot, hasHandler: (handler: st
   return [...snapshot.skills.values()]
     .filter((skill) => skill.source !== 'mcp' && !hasHandler(skill.handler))
     .map((skill) => skill.name);
+}
+
+/** The owner of each owned skill in `snapshot` (learned skills, owned workflows). */
+export function skillOwners(snapshot: SkillSnapshot): Map<string, string> {
+  return new Map(
+    [...snapshot.skills.values()].flatMap((skill) =>
+      skill.owner ? [[skill.name, skill.owner] as const] : [],
+    ),
+  );
 }

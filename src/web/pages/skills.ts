@@ -5,6 +5,7 @@ import {
   builtinHandlers,
   type SkillUse,
   type SkillVersion,
+  skillOwners,
   skillsVisibleTo,
   skillUse,
   templateSkills,
@@ -32,7 +33,11 @@ export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
     const userId = scope(session) ?? undefined;
     const [breakerRows, usage, ledger] = await Promise.all([
       deps.breakers(),
-      skillUse(deps.database, { userId, templates: templateSkills(snapshot, hasHandler) }),
+      skillUse(deps.database, {
+        userId,
+        templates: templateSkills(snapshot, hasHandler),
+        owners: skillOwners(snapshot),
+      }),
       deps.learned ? deps.learned.latest(userId) : Promise.resolve([]),
     ]);
     const breakers = new Map(breakerRows.map((row) => [row.skill, row.state]));
