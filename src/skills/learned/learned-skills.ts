@@ -13,6 +13,7 @@ import {
   normalizedBody,
   RESERVED_DOMAINS,
   renderLearnedPage,
+  STEWARD_AUTHOR,
 } from './learned-page.ts';
 import { lineDiff } from './line-diff.ts';
 import {
@@ -60,7 +61,8 @@ export type LearnedSkillView = {
   name: string;
   description: string;
   version: number;
-  learnedAt: Date;
+  /** When the current version was made. */
+  versionAt: Date;
   runs: number;
   failures: number;
   lastUsed: Date | null;
@@ -146,6 +148,7 @@ export class LearnedSkills {
     if (clash) return refused(clash);
     if (input.description === undefined && input.body === undefined)
       return refused('give --description and/or --body: what should change.');
+    if (!input.reason.trim()) return refused('give --reason: why it changes (kept in its history).');
     return this.#change(
       input.name,
       async (tx, disk) => {
@@ -179,6 +182,7 @@ export class LearnedSkills {
   async retire(actor: LearnedActor, input: { name: string; reason: string }): Promise<LearnedChange> {
     const clash = this.#nameProblem(input.name);
     if (clash) return refused(clash);
+    if (!input.reason.trim()) return refused('give --reason: why it is retired (kept in its history).');
     return this.#change(
       input.name,
       async (tx, disk) => {
@@ -313,7 +317,7 @@ export class LearnedSkills {
           snapshot.skills.get(version.name)?.description ??
           (parsed.status === 'ok' ? String(parsed.data.description ?? '') : ''),
         version: version.version,
-        learnedAt: version.at,
+        versionAt: version.at,
         runs: use?.runs ?? 0,
         failures: use?.failures ?? 0,
         lastUsed,
@@ -366,7 +370,15 @@ export class LearnedSkills {
     const findings = learnedPageRisks(description, body);
     if (findings.length) return dangerous(name, findings, 'was not saved');
     const normalized = normalizedBody(name, description, body);
-    const fields = { name, description, owner: userId, author: 'check', learnedFrom: null, learnedAt: 'x' };
+    // The page as the loader will read it (frontmatter values here only need to be valid).
+    const fields = {
+      name,
+      description,
+      owner: userId,
+      author: STEWARD_AUTHOR,
+      learnedFrom: null,
+      learnedAt: new Date(0).toISOString(),
+    };
     const [domain, action] = name.split('.') as [string, string];
     const parsed = parseSkillFile({
       path: this.file(name),
