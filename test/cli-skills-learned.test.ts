@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatCommand } from '../src/skills/index.ts';
-import { runCli } from './support/cli.ts';
+import { freePort, runCli, startServer } from './support/cli.ts';
 
 /*
  * Learned skills from the terminal, each command its own process on one embedded data dir:
@@ -121,5 +121,42 @@ describe('steward skills history / rollback / list', { timeout: 240_000 }, () =>
     expect(table.stdout).toMatch(
       new RegExp(`${SKILL.replace('.', '\\.')}\\s+read-only\\s+user\\s+1\\s+0\\s+\\d{4}-`),
     );
+  });
+
+  it('does the same through a running server that owns the data dir', async () => {
+    const server = await startServer({
+      env: { STEWARD_DATA_DIR: dataDir, PORT: String(await freePort()) },
+      cwd: home,
+    });
+    try {
+      const history = await steward('skills', 'history', SKILL, '--json');
+      expect(history.code, history.stderr).toBe(0);
+      expect((JSON.parse(history.stdout) as unknown[]).length).toBe(3);
+      const rolled = await steward(
+        'skills',
+        'rollback',
+        SKILL,
+        '--to',
+        '2',
+        '--reason',
+        'open tasks after all',
+      );
+      expect(rolled.code, rolled.stderr).toBe(0);
+      expect(rolled.stdout).toContain(
+        `${SKILL} (user alice) is now version 4: rolled back to version 2: open tasks after all.`,
+      );
+      // The server reloaded the page at once: the owner runs version 2's instructions.
+      const ran = await steward('run', SKILL, '--user', 'alice');
+      expect(ran.stdout).toContain('--query trip --status todo.');
+      const refused = await steward('skills', 'rollback', SKILL, '--to', '4');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('nothing changed');
+      const rows = JSON.parse((await steward('skills', 'list', '--json')).stdout) as Array<
+        Record<string, unknown>
+      >;
+      expect(rows.find((row) => row.name === SKILL)).toMatchObject({ owner: 'alice', runs: 2, failures: 0 });
+    } finally {
+      await server.stop();
+    }
   });
 });
