@@ -5,12 +5,16 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY bin ./bin
+COPY scripts ./scripts
 COPY src ./src
 COPY migrations ./migrations
 COPY skills ./skills
 # The postinstall step builds the embedded-database template from src/ and migrations/,
-# so they are copied first. Dev dependencies (tests, linters) stay out of the image.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# so they are copied first. Dev dependencies (tests, linters) stay out of the image, and so
+# does the `node` package (189 MB): it brings Node 24 to machines with an older one, and this
+# image is Node 24 already.
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
+ && rm -rf node_modules/node node_modules/.bin/node
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \

@@ -59,7 +59,7 @@ function prefixSection(): BenchSection {
   return {
     title: 'Orchestrator prompt prefix (system + tools), tokens',
     description:
-      'o200k tokens (js-tiktoken) of the stable prefix sent with every orchestrator request, before any history.',
+      'o200k_base tokens of the stable prefix sent with every orchestrator request, before any history.',
     columns: ['skill set', 'skills', 'multi_agent', 'single_loop', 'direct'],
     rows,
     notes: [

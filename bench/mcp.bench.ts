@@ -75,7 +75,7 @@ const bench: Bench = async () => {
   const sections: BenchSection[] = [
     {
       title: 'MCP servers: orchestrator prefix, tokens',
-      description: `o200k tokens (js-tiktoken) of the stable prefix (system prompt + tools) with ${SERVERS} stdio MCP servers of ${TOOLS_PER_SERVER} tools each (test fixture servers with realistic schemas), multi_agent mode.`,
+      description: `o200k_base tokens of the stable prefix (system prompt + tools) with ${SERVERS} stdio MCP servers of ${TOOLS_PER_SERVER} tools each (test fixture servers with realistic schemas), multi_agent mode.`,
       columns: ['layout', 'prefix tokens', 'added by the 5 servers'],
       rows: [
         ['built-in skills only (no MCP server)', withoutServers, 0],

@@ -2,7 +2,18 @@
 // The `steward` command. Node 24 runs the TypeScript sources directly (type stripping).
 // The compile cache keeps the stripped and compiled modules on disk (in the system's temp
 // directory, or NODE_COMPILE_CACHE): later starts skip most of that work.
-import { enableCompileCache } from 'node:module';
+// Written to run on any Node: an older one (a global install, `npm link`) gets one line
+// saying which Node Steward needs, instead of a stack trace.
+import module from 'node:module';
 
-enableCompileCache?.();
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  process.stderr.write(
+    `steward needs Node.js 24 or newer; this is Node ${process.versions.node}. ` +
+      'Run it as `npx steward …` in the project (npm install brought Node 24 into node_modules), ' +
+      'or put Node 24 first on your PATH.\n',
+  );
+  process.exit(1);
+}
+module.enableCompileCache?.();
 await import('../src/cli/main.ts');

@@ -13,7 +13,7 @@ import {
   type VaultWatcher,
   watchVaults,
 } from './files/index.ts';
-import { credentialSecrets, Integrations, OWNER_USER } from './integrations/index.ts';
+import { credentialSecrets, Integrations, OWNER_USER, WebAccess } from './integrations/index.ts';
 import { type JobQueue, PgBossQueue } from './jobs/index.ts';
 import type { LlmClient } from './llm/index.ts';
 import { createDbUsageRecorder, createLlmClient } from './llm/index.ts';
@@ -161,6 +161,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       { configured: embeddingsConfigured },
     ),
     fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
+    web: new WebAccess({ database, settings: () => config.get(), now: options.now }),
     workflows: {
       skillsDir: initial.skillsDir,
       builtinDir: BUILTIN_SKILLS_DIR,

@@ -56,6 +56,7 @@ const OWNERS: Record<string, string> = {
   web_sessions: 'web',
   web_login_codes: 'web',
   voice_clips: 'voice',
+  web_call_days: 'integrations',
 };
 
 function sourceFiles(dir: string): string[] {

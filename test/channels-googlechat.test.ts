@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from './support/channel-fixtures.ts';
+import { fixture, withField } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
 import { FAKE_PROJECT_NUMBER, type FakeGoogleChat, startFakeGoogleChat } from './support/fake-google-chat.ts';
@@ -105,6 +105,31 @@ for (const backend of backends()) {
         401, 401, 401, 401, 401,
       ]);
       expect(await steward.count('SELECT count(*) FROM inbound_messages')).toBe(before);
+      llm.assertDone();
+    });
+
+    it('acknowledges and drops a verified event it cannot use (wrong-typed fields), never a 503', async () => {
+      const before = await steward.count('SELECT count(*) FROM inbound_messages');
+      const event = message('spaces/AAAAAAAAAAA/messages/typed.typed', 'hello');
+      const unusable = [
+        withField(event, 'message.text', 42),
+        withField(withField(event, 'message.argumentText', ['x']), 'message.text', ['x']),
+        withField(event, 'message.sender', 'users/12345678901234567890'),
+        withField(event, 'message.space.name', 7),
+      ];
+      for (const payload of unusable) {
+        const response = await post(payload);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({});
+      }
+      expect(await steward.count('SELECT count(*) FROM inbound_messages')).toBe(before);
+      expect(
+        await steward.count(
+          "SELECT count FROM webhook_rejections WHERE channel = 'googlechat' AND reason = 'dropped'",
+        ),
+      ).toBe(unusable.length);
+      // Other event types are acknowledged quietly.
+      expect((await post(fixture('googlechat', 'added-to-space'))).status).toBe(200);
       llm.assertDone();
     });
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from './support/channel-fixtures.ts';
+import { fixture, withField } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -96,6 +96,32 @@ for (const backend of backends()) {
         text: 'Loud and clear.',
         ts: expect.any(String),
       });
+      llm.assertDone();
+    });
+
+    it('acknowledges and drops a signed event it cannot use (wrong-typed fields), never a 503', async () => {
+      const before = await steward.count('SELECT count(*) FROM inbound_messages');
+      const mention = fixture('slack', 'app-mention');
+      const unusable = [
+        withField(mention, 'event.text', 42),
+        withField(mention, 'event.user', { id: 'U123ABC456' }),
+        withField(fixture('slack', 'message-im'), 'event.ts', 1355517523.000005),
+        withField(mention, 'type', ['event_callback']),
+      ];
+      for (const payload of unusable) expect((await event(payload)).status).toBe(200);
+      expect(await steward.count('SELECT count(*) FROM inbound_messages')).toBe(before);
+      expect(
+        await steward.count(
+          "SELECT count FROM webhook_rejections WHERE channel = 'slack' AND reason = 'dropped'",
+        ),
+      ).toBe(unusable.length);
+      // Events Steward never answers are acknowledged quietly, whatever their fields hold.
+      expect((await event(fixture('slack', 'user-change'))).status).toBe(200);
+      expect(
+        await steward.count(
+          "SELECT count FROM webhook_rejections WHERE channel = 'slack' AND reason = 'dropped'",
+        ),
+      ).toBe(unusable.length);
       llm.assertDone();
     });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, telegramText } from './support/channel-fixtures.ts';
+import { fixture, telegramText, withField } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -99,8 +99,32 @@ for (const backend of backends()) {
         'x-telegram-bot-api-secret-token': SECRET,
       });
       expect(malformed.status).toBe(400);
-      const notAnUpdate = await hook({ hello: 'world' });
-      expect(notAnUpdate.status).toBe(400);
+      llm.assertDone();
+    });
+
+    it('acknowledges and drops a signed update it cannot use (wrong-typed fields), never a 503', async () => {
+      const before = await steward.count('SELECT count(*) FROM inbound_messages');
+      const update = telegramText({ updateId: 950, messageId: 3001, fromId: OWNER });
+      const unusable = [
+        withField(fixture('telegram', 'group-mention'), 'message.entities', 5),
+        withField(update, 'message.text', 42),
+        withField(update, 'message.from', 'ada'),
+        withField(update, 'message.chat.id', { id: OWNER }),
+        withField(fixture('telegram', 'voice-note'), 'message.voice.file_id', null),
+        { hello: 'world' },
+      ];
+      for (const payload of unusable) expect((await hook(payload)).status).toBe(200);
+      expect(await steward.count('SELECT count(*) FROM inbound_messages')).toBe(before);
+      expect(
+        await steward.count(
+          "SELECT count FROM webhook_rejections WHERE channel = 'telegram' AND reason = 'dropped'",
+        ),
+      ).toBe(unusable.length);
+      // The same update, well-typed, is taken.
+      llm.enqueue({ text: 'Taken.' });
+      const sent = telegram.sent.length;
+      expect((await hook(update)).status).toBe(200);
+      await expect.poll(() => telegram.sent.length, { timeout: 10_000 }).toBe(sent + 1);
       llm.assertDone();
     });
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from './support/channel-fixtures.ts';
+import { fixture, withField } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
 import {
@@ -97,6 +97,37 @@ for (const backend of backends()) {
       llm.assertDone();
     });
 
+    it('acknowledges and drops a signed payload it cannot use (wrong-typed fields), never a 503', async () => {
+      const before = await steward.count('SELECT count(*) FROM inbound_messages');
+      const unusable = [
+        withField(textMessage('wamid.bad1', 'x'), 'entry.0.changes.0.value.messages', 5),
+        withField(textMessage('wamid.bad2', 'x'), 'entry.0.changes.0.value.messages.0.text.body', 42),
+        withField(textMessage('wamid.bad3', 'x'), 'entry', { id: '102290129340398' }),
+        withField(textMessage('wamid.bad4', 'x'), 'entry.0.changes.0.value.messages.0.from', 16505551234),
+      ];
+      for (const payload of unusable) expect((await deliver(payload)).status).toBe(200);
+      expect(await steward.count('SELECT count(*) FROM inbound_messages')).toBe(before);
+      expect(
+        await steward.count(
+          "SELECT count FROM webhook_rejections WHERE channel = 'whatsapp' AND reason = 'dropped'",
+        ),
+      ).toBe(unusable.length);
+      llm.assertDone();
+    });
+
+    it('keeps the good messages of a batch when one of them cannot be used', async () => {
+      llm.enqueue({ text: 'Got the good one.' });
+      const payload = textMessage('wamid.good', 'the good one');
+      const messages = payload.entry[0]!.changes[0]!.value.messages as unknown[];
+      messages.push({ ...(messages[0] as object), id: 'wamid.broken', text: { body: ['not', 'text'] } });
+      expect((await deliver(payload)).status).toBe(200);
+      await expect.poll(() => graph.sent.at(-1)?.body, { timeout: 10_000 }).toBe('Got the good one.');
+      expect(
+        await steward.count("SELECT count(*) FROM inbound_messages WHERE channel_message_id LIKE 'wamid.%'"),
+      ).toBe(2);
+      llm.assertDone();
+    });
+
     it('refuses bad signatures with 401 and stores nothing', async () => {
       const before = await steward.count('SELECT count(*) FROM inbound_messages');
       const payload = textMessage('wamid.two', 'sneaky');
@@ -115,10 +146,18 @@ for (const backend of backends()) {
       llm.enqueue({ text: 'Back online.' });
       await deliver(textMessage('wamid.three', 'are you up?'));
       await expect.poll(() => graph.sent.at(-1)?.body, { timeout: 15_000 }).toBe('Back online.');
-      const [row] = await steward.runtime.database.query<{ attempts: number; status: string }>(
-        "SELECT attempts, status FROM outbox_messages WHERE text = 'Back online.'",
-      );
-      expect(row).toEqual({ attempts: 2, status: 'sent' });
+      // The fake records the send before Steward has read its answer: wait for the row.
+      await expect
+        .poll(
+          async () =>
+            (
+              await steward.runtime.database.query<{ attempts: number; status: string }>(
+                "SELECT attempts, status FROM outbox_messages WHERE text = 'Back online.'",
+              )
+            )[0],
+          { timeout: 10_000 },
+        )
+        .toEqual({ attempts: 2, status: 'sent' });
       llm.assertDone();
     });
   });

@@ -12,7 +12,7 @@ import {
   pendingMigrations,
   readLockOwner,
 } from '../src/db/index.ts';
-import { copyTemplateDir, templateDirPath } from '../src/db/pglite-template.ts';
+import { templatePath, unpackTemplateInto } from '../src/db/pglite-template.ts';
 import { DataDirLockedError } from '../src/errors.ts';
 import { describeEachBackend } from './support/db.ts';
 
@@ -102,8 +102,8 @@ describeEachBackend('database', (getDb, backend, testDatabase) => {
 });
 
 describe('new data dirs from the template', () => {
-  it('start as a copy of the unpacked template, already migrated, with nothing left over', async () => {
-    expect(existsSync(path.join(templateDirPath(), 'PG_VERSION'))).toBe(true);
+  it('start unpacked from the template, already migrated, with nothing left over', async () => {
+    expect(existsSync(templatePath())).toBe(true);
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-template-'));
     const db = await openPglite(dataDir);
     try {
@@ -115,13 +115,13 @@ describe('new data dirs from the template', () => {
     expect(readdirSync(dataDir).filter((name) => name.includes('.tmp'))).toEqual([]);
   });
 
-  it('never copies over files already in the directory', () => {
+  it('never unpacks over files already in the directory', () => {
     const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-template-')), 'db');
-    expect(copyTemplateDir(dir)).toBe(true);
+    expect(unpackTemplateInto(dir)).toBe(true);
     expect(existsSync(path.join(dir, 'PG_VERSION'))).toBe(true);
     const busy = mkdtempSync(path.join(os.tmpdir(), 'steward-template-'));
     writeFileSync(path.join(busy, 'something'), 'x');
-    expect(copyTemplateDir(busy)).toBe(false);
+    expect(unpackTemplateInto(busy)).toBe(false);
     expect(readdirSync(busy)).toEqual(['something']);
   });
 });

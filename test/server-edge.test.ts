@@ -1,15 +1,20 @@
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
-import { silentLogger } from '../src/logging/index.ts';
+import { createLogger, silentLogger } from '../src/logging/index.ts';
+import { mcpHttpRoutes } from '../src/mcp/index.ts';
 import {
   type AuthEnv,
   assertSafeBinding,
   chatRoutes,
   createServerApp,
   isLoopbackHost,
+  listen,
   runRoutes,
   tokenRoutes,
+  voiceRoutes,
 } from '../src/server/index.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -27,11 +32,12 @@ let fake: FakeLlm;
 let steward: TestSteward;
 let app: Hono;
 let openApp: Hono;
+let build: (env: Record<string, string>) => Hono;
 beforeAll(async () => {
   fake = await startFakeLlm();
   fake.respondWith(() => ({ text: 'ok' }));
   steward = await startTestSteward(backends()[0]!, fake);
-  const build = (env: Record<string, string>) => {
+  build = (env: Record<string, string>) => {
     const config = loadConfig({
       env: { ...env, STEWARD_CONFIG: steward.config.configPath! },
       cwd: process.cwd(),
@@ -45,6 +51,13 @@ beforeAll(async () => {
       logger: silentLogger(),
       config: () => config,
       api,
+      metrics: steward.runtime.observability.metrics ?? undefined,
+      mcp: mcpHttpRoutes({
+        database: steward.db.database,
+        executor: steward.runtime.executor,
+        skills: () => steward.runtime.skills.snapshot(),
+        config: () => config,
+      }),
     });
   };
   app = build({ STEWARD_API_TOKEN: OWNER_TOKEN });
@@ -203,5 +216,118 @@ describe('per-user tokens', () => {
     expect(
       (await post(app, '/api/run', { command: 'get_skill' }, { authorization: 'Bearer nope' })).status,
     ).toBe(401);
+  });
+});
+
+describe('token guessing', () => {
+  const MCP_INIT = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+  };
+  const mcp = (target: Hono, token: string) =>
+    post(target, '/mcp', MCP_INIT, {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json, text/event-stream',
+    });
+  const metrics = (target: Hono, token: string) =>
+    target.request('http://localhost/metrics', { headers: { authorization: `Bearer ${token}` } });
+
+  it('answers wrong tokens 429 with Retry-After after 20 in a minute, on /api, /mcp and /metrics alike', async () => {
+    const guarded = build({ STEWARD_API_TOKEN: OWNER_TOKEN });
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let index = 0; index < 30; index++) {
+      last = await post(
+        guarded,
+        '/api/run',
+        { command: 'get_skill' },
+        { authorization: `Bearer wrong-${index}` },
+      );
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([...Array<number>(20).fill(401), ...Array<number>(10).fill(429)]);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await last!.json()) as { error: string }).error).toBe('auth_throttled');
+    // One budget per address across every door that takes a token.
+    expect((await mcp(guarded, 'wrong-mcp')).status).toBe(429);
+    expect((await metrics(guarded, 'wrong-metrics')).status).toBe(429);
+    // No token at all guesses nothing: still 401.
+    expect((await post(guarded, '/api/run', { command: 'get_skill' }, { authorization: '' })).status).toBe(
+      401,
+    );
+  });
+
+  it('never refuses a valid token, the owner’s or a user’s, from a throttled address', async () => {
+    const guarded = build({ STEWARD_API_TOKEN: OWNER_TOKEN });
+    const made = await post(guarded, '/api/tokens', { user: 'carol', name: 'laptop' });
+    const { token: userToken } = (await made.json()) as { token: string };
+    for (let index = 0; index < 25; index++) {
+      await post(guarded, '/api/run', { command: 'get_skill' }, { authorization: `Bearer wrong-${index}` });
+    }
+    expect(
+      (await post(guarded, '/api/run', { command: 'get_skill' }, { authorization: 'Bearer x' })).status,
+    ).toBe(429);
+    expect((await post(guarded, '/api/run', { command: 'get_skill' })).status).toBe(200);
+    expect(
+      (await post(guarded, '/api/run', { command: 'get_skill' }, { authorization: `Bearer ${userToken}` }))
+        .status,
+    ).toBe(200);
+    expect((await mcp(guarded, OWNER_TOKEN)).status).toBe(200);
+    expect((await metrics(guarded, OWNER_TOKEN)).status).toBe(200);
+  });
+});
+
+describe('aborted uploads', () => {
+  it('logs a request its client cut off once, below error level and without a stack', async () => {
+    let logs = '';
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        logs += String(chunk);
+        done();
+      },
+    });
+    const config = loadConfig({
+      env: { STEWARD_API_TOKEN: OWNER_TOKEN, STEWARD_CONFIG: steward.config.configPath! },
+      cwd: process.cwd(),
+    });
+    const api = new Hono<AuthEnv>();
+    api.route(
+      '/',
+      voiceRoutes({ engine: steward.runtime.engine, voice: steward.runtime.voice, config: () => config }),
+    );
+    const app = createServerApp({
+      database: steward.db.database,
+      logger: createLogger({ level: 'debug', destination, secrets: () => [] }),
+      config: () => config,
+      api,
+    });
+    const server = await listen(app, { host: '127.0.0.1', port: 0, apiToken: OWNER_TOKEN });
+    try {
+      for (const framing of ['content-length: 500000', 'transfer-encoding: chunked']) {
+        const socket = connect(server.port, '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(
+          `POST /api/voice HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${OWNER_TOKEN}\r\n` +
+            `content-type: audio/ogg\r\n${framing}\r\n\r\n`,
+        );
+        const part = `OggS${'a'.repeat(4000)}`;
+        socket.write(framing.startsWith('transfer') ? `${part.length.toString(16)}\r\n${part}\r\n` : part);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        socket.destroy();
+      }
+      await expect.poll(() => logs.match(/request aborted by the client/g)?.length ?? 0).toBe(2);
+      const lines = logs
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const aborted = lines.filter((line) => line.msg === 'request aborted by the client');
+      expect(aborted.map((line) => line.level)).toEqual([30, 30]);
+      expect(JSON.stringify(aborted)).not.toContain('stack');
+      expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -167,6 +167,28 @@ for (const backend of backends()) {
       llm.assertDone();
     });
 
+    it('stops reading a streamed upload at voice.max_bytes, never buffering the rest', async () => {
+      const chunk = new Uint8Array(16 * 1024);
+      let pulled = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (pulled >= 8 * 1024 * 1024) return controller.close();
+          pulled += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      });
+      const response = await app.request('/api/voice', {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'audio/ogg' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(response.status).toBe(413);
+      expect(((await response.json()) as { message: string }).message).toContain('voice.max_bytes');
+      // max_bytes is 200,000 here (plus 64 KB for a form's wrapping).
+      expect(pulled).toBeLessThan(200_000 + 128 * 1024);
+    });
+
     it('says it could not hear anything when the transcript is empty, and runs no turn', async () => {
       const before = llm.chatRequests.length;
       llm.enqueue({ text: '(no speech)' });

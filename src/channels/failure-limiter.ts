@@ -1,6 +1,7 @@
 /**
- * Counts webhook verification failures per client address; an address with too many in a
- * window is refused outright for a while, before anything of its requests is read.
+ * Counts webhook verification failures per client address: 20 within a minute block the
+ * address for 5 minutes. Blocking refuses only its requests that fail verification (429
+ * instead of 401, nothing written for them); verified requests are never refused by it.
  */
 export class FailureLimiter {
   readonly #maxFailures: number;

@@ -96,11 +96,16 @@ export type GatewayPort = {
   now(): Date;
 };
 
-/** Answer a webhook handler gives back to the route (status and body). */
-export type WebhookAnswer =
+/**
+ * Answer a webhook handler gives back to the route (status and body). `dropped`: the request
+ * was acknowledged but (part of) it could not be used; the reason is logged and counted, so it
+ * must say where and what was wrong, never repeat the values sent.
+ */
+export type WebhookAnswer = (
   | { status: number; json: unknown }
   | { status: number; text: string }
-  | { status: number; empty: true };
+  | { status: number; empty: true }
+) & { dropped?: string };
 
 /**
  * A chat platform. `routes` serves its webhooks (every one verified before anything in it is

@@ -14,6 +14,7 @@ import {
   serverVersion,
 } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
+import { webChecks } from '../integrations/index.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
 import { voiceChecks } from '../voice/index.ts';
@@ -279,6 +280,7 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   checks.push(...(await channelChecks(config)));
   checks.push(tracingCheck(config));
   checks.push(...(await voiceChecks(config)));
+  checks.push(...(await webChecks(config)));
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);

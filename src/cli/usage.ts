@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import { openDatabase } from '../db/index.ts';
+import { dailyWebCalls, type WebCallsDay } from '../integrations/index.ts';
 import { dailyUsage, type UsageDay } from '../llm/index.ts';
 import { userIdProblem } from '../users/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
@@ -9,7 +10,8 @@ export type UsageOptions = { json?: boolean; days: string; user?: string };
 
 /**
  * `steward usage`: tokens, cached share and cost per UTC day, user and model, from the stored
- * LLM calls (through the running server's API when one owns the data dir).
+ * LLM calls, and web calls (web.search, web.fetch) per UTC day and user (through the running
+ * server's API when one owns the data dir).
  */
 export async function usageCommand(config: ResolvedConfig, options: UsageOptions): Promise<void> {
   const days = Number(options.days);
@@ -23,18 +25,18 @@ export async function usageCommand(config: ResolvedConfig, options: UsageOptions
     const problem = userIdProblem(options.user);
     if (problem) throw new CliExit(EXIT_USAGE, `steward usage: ${problem}`);
   }
-  const rows = await fetchUsage(config, days, options.user);
+  const { days: rows, web_calls: webCalls } = await fetchUsage(config, days, options.user);
   process.stdout.write(
-    options.json ? `${JSON.stringify({ days: rows }, null, 2)}\n` : formatTable(rows, days),
+    options.json
+      ? `${JSON.stringify({ days: rows, web_calls: webCalls }, null, 2)}\n`
+      : `${formatTable(rows, days)}${formatWebCalls(webCalls)}`,
   );
   throw new CliExit(EXIT_OK);
 }
 
-async function fetchUsage(
-  config: ResolvedConfig,
-  days: number,
-  userId: string | undefined,
-): Promise<UsageDay[]> {
+type Usage = { days: UsageDay[]; web_calls: WebCallsDay[] };
+
+async function fetchUsage(config: ResolvedConfig, days: number, userId: string | undefined): Promise<Usage> {
   const remote = remoteServer(config);
   if (remote) {
     const query = new URLSearchParams({ days: String(days), ...(userId ? { user: userId } : {}) });
@@ -46,11 +48,16 @@ async function fetchUsage(
         `steward usage: the server at ${remote.url} answered ${response.status}: ${body.message ?? ''}`,
       );
     }
-    return ((await response.json()) as { days: UsageDay[] }).days;
+    // A server from before web calls were counted answers without them.
+    const body = (await response.json()) as { days: UsageDay[]; web_calls?: WebCallsDay[] };
+    return { days: body.days, web_calls: body.web_calls ?? [] };
   }
   const { database, lock } = await openDatabase(config);
   try {
-    return await dailyUsage(database, { days, userId });
+    return {
+      days: await dailyUsage(database, { days, userId }),
+      web_calls: await dailyWebCalls(database, { days, userId }),
+    };
   } finally {
     await database.close();
     lock?.release();
@@ -104,6 +111,30 @@ function formatTable(rows: UsageDay[], days: number): string {
         .map((cell, column) =>
           numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!),
         )
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
+}
+
+/** Web calls per UTC day and user, below the LLM table (nothing when there were none). */
+function formatWebCalls(rows: WebCallsDay[]): string {
+  if (rows.length === 0) return '';
+  const header = ['date (UTC)', 'user', 'searches', 'fetches', 'web calls'];
+  const total = rows.reduce(
+    (sum, row) => ({ searches: sum.searches + row.searches, fetches: sum.fetches + row.fetches }),
+    { searches: 0, fetches: 0 },
+  );
+  const lines = [
+    header,
+    ...rows.map((row) => [row.date, row.user, String(row.searches), String(row.fetches), String(row.calls)]),
+    ['total', '', String(total.searches), String(total.fetches), String(total.searches + total.fetches)],
+  ];
+  const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
+  return `\n${lines
+    .map((line) =>
+      line
+        .map((cell, column) => (column >= 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
         .join('  ')
         .trimEnd(),
     )

@@ -22,5 +22,6 @@ export {
   type RoleSpec,
   TIERS,
   type VoiceConfig,
+  type WebConfig,
 } from './schema.ts';
 export { ConfigStore } from './store.ts';

@@ -199,6 +199,18 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
   },
   { name: 'ELEVENLABS_API_URL', key: 'voice.elevenlabs.api_url', description: 'ElevenLabs API root' },
   {
+    name: 'BRAVE_SEARCH_API_KEY',
+    key: 'web.brave.api_key',
+    description: 'Brave Search API key (web.search)',
+  },
+  { name: 'BRAVE_SEARCH_API_URL', key: 'web.brave.api_url', description: 'Brave Search API root' },
+  { name: 'SEARXNG_URL', key: 'web.searxng.url', description: 'self-hosted SearXNG for web.search' },
+  {
+    name: 'STEWARD_WEB_ALLOW_HOSTS',
+    key: 'web.allow_hosts',
+    description: 'private host:port entries web.fetch may reach (comma-separated)',
+  },
+  {
     name: 'STEWARD_SSRF_ALLOW',
     key: 'security.ssrf_allow',
     description: 'private hosts or CIDR ranges the model may make Steward fetch (comma-separated)',
@@ -347,6 +359,8 @@ export function loadConfig(options: { env?: Env; cwd?: string } = {}): ResolvedC
     whatsapp.app_secret,
     whatsapp.verify_token,
     config.voice.elevenlabs.api_key,
+    config.web.brave.api_key,
+    passwordOf(config.web.searxng.url),
     ...mcp.secrets,
   ].filter((value): value is string => typeof value === 'string' && value.length > 0);
   return {

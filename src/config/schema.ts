@@ -63,6 +63,8 @@ export const limitsSchema = z
     inbound_per_user_per_minute: z.coerce.number().int().min(0).default(30),
     /** Inbound messages one chat channel (telegram, slack, …) takes per minute, all senders (0 = no limit). */
     inbound_per_channel_per_minute: z.coerce.number().int().min(0).default(600),
+    /** web.search and web.fetch calls one user may make per UTC day (0 = no limit). */
+    web_calls_per_user_per_day: z.coerce.number().int().min(0).default(200),
   })
   .strict();
 export type Limits = z.infer<typeof limitsSchema>;
@@ -312,6 +314,43 @@ export const voiceSchema = z
   .strict();
 export type VoiceConfig = z.infer<typeof voiceSchema>;
 
+/** `host:port`, `[v6]:port`: one host and port web.fetch may reach though it is private. */
+const allowHost = z
+  .string()
+  .trim()
+  .regex(
+    /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]@]+):\d{1,5}$/,
+    'entries are host:port, e.g. localhost:8080, 192.168.1.20:80 or [::1]:8080',
+  );
+
+/** The web skills: search providers, and the limits and exceptions of web.fetch. */
+export const webSchema = z
+  .object({
+    /** Private, loopback or link-local `host:port`s web.fetch may still reach (tests, an intranet page). */
+    allow_hosts: z.preprocess(commaList, z.array(allowHost)).default([]),
+    brave: z
+      .object({
+        api_key: optionalSecret,
+        api_url: httpUrl.default('https://api.search.brave.com/res/v1'),
+      })
+      .strict()
+      .default({ api_url: 'https://api.search.brave.com/res/v1' }),
+    searxng: z.object({ url: httpUrl.optional() }).strict().default({}),
+    /** web.fetch stops reading a page after this many bytes (the text so far is kept, cut). */
+    fetch_max_bytes: z
+      .number()
+      .int()
+      .min(10_000)
+      .max(100 * 1024 * 1024)
+      .default(5 * 1024 * 1024),
+    /** web.fetch gives up on a page (every redirect included) after this long. */
+    fetch_timeout_ms: z.number().int().min(1_000).max(120_000).default(15_000),
+    /** web.search gives up on the provider after this long. */
+    search_timeout_ms: z.number().int().min(1_000).max(120_000).default(10_000),
+  })
+  .strict();
+export type WebConfig = z.infer<typeof webSchema>;
+
 /** The whole configuration, after file and environment are merged. Keys are snake_case as in steward.yaml. */
 export const configSchema = z
   .object({
@@ -396,6 +435,7 @@ export const configSchema = z
     files: filesSchema.default(filesSchema.parse({})),
     workflows: workflowsSchema.default(workflowsSchema.parse({})),
     voice: voiceSchema.default(voiceSchema.parse({})),
+    web: webSchema.default(webSchema.parse({})),
     mcp_servers: z
       .array(mcpServerSchema)
       .default([])

@@ -5,7 +5,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { StewardError } from '../errors.ts';
 import { pgliteQuery } from './pglite-query.ts';
-import { copyTemplateDir, pgliteTemplate } from './pglite-template.ts';
+import { pgliteTemplate, unpackTemplateInto } from './pglite-template.ts';
 import { statementName } from './statement-name.ts';
 
 export type Row = Record<string, unknown>;
@@ -86,9 +86,9 @@ export async function openPglite(
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
   // A new cluster starts from the prebuilt template instead of running initdb (seconds faster):
-  // on disk a copy of the unpacked template, else (in memory, or no copy) the tarball.
+  // on disk unpacked by Steward, else (in memory, or that failed) loaded by PGlite.
   let fresh = dir === undefined || !existsSync(path.join(dir, 'PG_VERSION'));
-  if (fresh && dir !== undefined && options.template !== false && copyTemplateDir(dir)) {
+  if (fresh && dir !== undefined && options.template !== false && unpackTemplateInto(dir)) {
     chmodSync(dir, 0o700);
     fresh = false;
   }

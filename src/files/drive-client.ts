@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
+import type { drive_v3 } from '@googleapis/drive/build/v3.js';
 import type { AuthClient } from 'google-auth-library';
-import type { drive_v3 } from 'googleapis/build/src/apis/drive/v3.js';
 import { StewardError } from '../errors.ts';
 
 /**
@@ -59,7 +59,7 @@ function describe(status: number | null): string {
 
 /**
  * The Drive v3 calls Steward makes, over googleapis' generated client (loaded on first use:
- * the full `googleapis` package takes most of a second to import). Every call goes to
+ * googleapis' generated clients are slow to import). Every call goes to
  * `rootUrl`, uploads included.
  */
 export class DriveClient {
@@ -72,7 +72,7 @@ export class DriveClient {
   }
 
   static async connect(connection: DriveConnection): Promise<DriveClient> {
-    const { drive_v3: api } = await import('googleapis/build/src/apis/drive/v3.js');
+    const { drive_v3: api } = await import('@googleapis/drive/build/v3.js');
     const rootUrl = (connection.rootUrl ?? 'https://www.googleapis.com/').replace(/\/*$/, '/');
     // googleapis types `auth` as a few concrete clients; it only calls `request()`, which every AuthClient has.
     const auth = connection.auth as unknown as drive_v3.Options['auth'];

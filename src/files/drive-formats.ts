@@ -1,3 +1,4 @@
+import { lookup } from 'mime-types';
 import {
   type DriveFile,
   FOLDER_MIME,
@@ -26,22 +27,6 @@ export function driveName(file: DriveFile): string {
   return `${file.name}${format.extension}`;
 }
 
-const TYPES: Record<string, string> = {
-  '.md': 'text/markdown',
-  '.markdown': 'text/markdown',
-  '.txt': 'text/plain',
-  '.csv': 'text/csv',
-  '.json': 'application/json',
-  '.html': 'text/html',
-  '.pdf': 'application/pdf',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-};
-
-/** The MIME type a vault file is uploaded with. */
+/** The MIME type a vault file is uploaded with (mime-types' table, by extension). */
 export const mimeFor = (userPath: string) =>
-  TYPES[extensionOf(userPath).toLowerCase()] ?? 'application/octet-stream';
+  lookup(extensionOf(userPath).toLowerCase()) || 'application/octet-stream';

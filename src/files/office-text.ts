@@ -1,7 +1,9 @@
 /**
  * Text of Excel (.xlsx) and PowerPoint (.pptx) files, read from their XML parts: each sheet's
  * cells row by row (sheet names as headings), each slide's text (its first line as a heading).
+ * The XML parts are read with fast-xml-parser (entities, CDATA and attribute order handled).
  */
+import { XMLParser } from 'fast-xml-parser';
 
 type Zip = { files: Record<string, { async(type: 'string'): Promise<string> }> };
 
@@ -19,41 +21,60 @@ function numbered(zip: Zip, prefix: string): string[] {
     .sort((a, b) => Number(/(\d+)\.xml$/.exec(a)![1]) - Number(/(\d+)\.xml$/.exec(b)![1]));
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const xmlText = (text: string) =>
-  text.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-f]+);/gi, (_, entity: string) => {
-    if (entity.startsWith('#x')) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16));
-    if (entity.startsWith('#')) return String.fromCodePoint(Number(entity.slice(1)));
-    return ENTITIES[entity] ?? '';
-  });
+/** One element of fast-xml-parser's ordered output: `{tag: children, ':@': attributes}` or `{'#text': text}`. */
+type XmlNode = Record<string, unknown>;
 
-/** The text of every `<t>` (or `<a:t>`) element inside `xml`, joined. */
-const runs = (xml: string, tag: string) =>
-  [...xml.matchAll(new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))]
-    .map((match) => xmlText(match[1]!))
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  trimValues: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+});
+
+const xml = (text: string): XmlNode[] => (text ? (parser.parse(text) as XmlNode[]) : []);
+
+const tagOf = (node: XmlNode) => Object.keys(node).find((key) => key !== ':@');
+const childrenOf = (node: XmlNode) => (node[tagOf(node) ?? ''] as XmlNode[] | undefined) ?? [];
+const attribute = (node: XmlNode, name: string) => (node[':@'] as Record<string, string> | undefined)?.[name];
+
+/** Every element named `tag` under `nodes`, in document order (not inside another match). */
+function elements(nodes: XmlNode[], tag: string): XmlNode[] {
+  return nodes.flatMap((node) => (tagOf(node) === tag ? [node] : elements(childrenOf(node), tag)));
+}
+
+/** All text under `nodes`, in document order. */
+function textOf(nodes: XmlNode[]): string {
+  return nodes
+    .map((node) => (typeof node['#text'] === 'string' ? node['#text'] : textOf(childrenOf(node))))
+    .join('');
+}
+
+/** The text of every `<t>` (or `<a:t>`) element under `node`, joined. */
+const runs = (node: XmlNode, tag: string) =>
+  elements(childrenOf(node), tag)
+    .map((run) => textOf(childrenOf(run)))
     .join('');
 
 export type OfficeText = { headings: string; body: string; readable: string };
 
 export async function xlsxText(content: Buffer): Promise<OfficeText> {
   const zip = await open(content);
-  const shared = [...(await part(zip, 'xl/sharedStrings.xml')).matchAll(/<si>([\s\S]*?)<\/si>/g)].map(
-    (match) => runs(match[1]!, 't'),
-  );
-  const names = [...(await part(zip, 'xl/workbook.xml')).matchAll(/<sheet\b[^>]*\bname="([^"]*)"/g)].map(
-    (match) => xmlText(match[1]!),
+  const shared = elements(xml(await part(zip, 'xl/sharedStrings.xml')), 'si').map((item) => runs(item, 't'));
+  const names = elements(xml(await part(zip, 'xl/workbook.xml')), 'sheet').map(
+    (sheet) => attribute(sheet, 'name') ?? '',
   );
   const sheets: string[] = [];
   for (const name of numbered(zip, 'xl/worksheets/sheet')) {
-    const xml = await part(zip, name);
-    const rows = [...xml.matchAll(/<row\b[^>]*>([\s\S]*?)<\/row>/g)].map((row) =>
-      [...row[1]!.matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)]
+    const rows = elements(xml(await part(zip, name)), 'row').map((row) =>
+      elements(childrenOf(row), 'c')
         .map((cell) => {
-          const attributes = cell[1] ?? '';
-          const inner = cell[2] ?? '';
-          if (/\bt="s"/.test(attributes)) return shared[Number(/<v>(\d+)<\/v>/.exec(inner)?.[1] ?? -1)] ?? '';
-          if (/\bt="inlineStr"/.test(attributes)) return runs(inner, 't');
-          return xmlText(/<v>([\s\S]*?)<\/v>/.exec(inner)?.[1] ?? '');
+          const value = textOf(elements(childrenOf(cell), 'v'));
+          const type = attribute(cell, 't');
+          if (type === 's') return shared[/^\d+$/.test(value) ? Number(value) : -1] ?? '';
+          if (type === 'inlineStr') return runs(cell, 't');
+          return value;
         })
         .join('\t'),
     );
@@ -71,9 +92,8 @@ export async function pptxText(content: Buffer): Promise<OfficeText> {
   const slides: string[] = [];
   const readable: string[] = [];
   for (const name of numbered(zip, 'ppt/slides/slide')) {
-    const xml = await part(zip, name);
-    const paragraphs = [...xml.matchAll(/<a:p>([\s\S]*?)<\/a:p>/g)]
-      .map((match) => runs(match[1]!, 'a:t').trim())
+    const paragraphs = elements(xml(await part(zip, name)), 'a:p')
+      .map((paragraph) => runs(paragraph, 'a:t').trim())
       .filter(Boolean);
     if (paragraphs[0]) headings.push(paragraphs[0]);
     slides.push(paragraphs.slice(1).join('\n'));

@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/index.js';
+import type { gmail_v1 } from '@googleapis/gmail/build/v1.js';
 import type { CredentialsOf, Provider } from './credentials/credential-types.ts';
 import { parseAddress } from './email/email-address.ts';
 import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from './email/mail-urls.ts';
@@ -41,7 +41,7 @@ async function verify(
   const reconnect = `steward connect ${provider}${userId === 'local' ? '' : ` --user ${userId}`}`;
   if (provider === 'google') {
     const google = credentials as CredentialsOf['google'];
-    const { gmail_v1: gmail } = await import('googleapis/build/src/apis/gmail/index.js');
+    const { gmail_v1: gmail } = await import('@googleapis/gmail/build/v1.js');
     const api = new gmail.Gmail({
       auth: await googleAuthClient(google, settings.apiUrl),
       rootUrl: settings.apiUrl ? `${settings.apiUrl.replace(/\/+$/, '')}/` : undefined,

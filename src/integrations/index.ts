@@ -39,6 +39,7 @@ export type {
   OutgoingEmail,
 } from './email/email-types.ts';
 export { GOOGLE_SCOPES, googleAuthClient } from './google/google-auth.ts';
+export { htmlToReadableText } from './html-text.ts';
 export {
   type IntegrationSettings,
   Integrations,
@@ -66,3 +67,8 @@ export function unavailableDomains(integrations: Integrations, userId: string) {
 export { type ConnectResult, connectAccount } from './connect-account.ts';
 export { serviceAccountCredentials } from './google/google-auth.ts';
 export { runGoogleOAuthFlow } from './google/oauth-flow.ts';
+export { webChecks } from './web/doctor-check.ts';
+export { type PageText, pageText } from './web/page-text.ts';
+export type { Freshness, WebSearchProvider, WebSearchResult } from './web/search-types.ts';
+export { WebAccess } from './web/web-access.ts';
+export { dailyWebCalls, type WebCallsDay } from './web/web-budget.ts';

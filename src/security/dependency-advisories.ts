@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import semver from 'semver';
 import type { Finding, Severity } from './finding.ts';
 
 export type Advisory = {
@@ -73,46 +74,10 @@ export function dependencyFindings(installDir: string, list: AdvisoryList = bund
   return findings;
 }
 
-type Version = [number, number, number, boolean];
-
-function parse(version: string): Version | null {
-  const match = /^v?(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?/.exec(version.trim());
-  if (!match) return null;
-  return [Number(match[1]), Number(match[2]), Number(match[3]), match[4] !== undefined];
-}
-
-function compare(a: Version, b: Version): number {
-  for (let index = 0; index < 3; index++)
-    if (a[index] !== b[index]) return (a[index] as number) - (b[index] as number);
-  // A prerelease sorts before its release.
-  return a[3] === b[3] ? 0 : a[3] ? -1 : 1;
-}
-
-/** `version` is inside `range` (`<1.2.3 || >=2.0.0 <2.1.0`). Unparsable versions never match. */
+/**
+ * `version` is inside `range` (`<1.2.3 || >=2.0.0 <2.1.0`), by semver; a prerelease of an
+ * affected version is affected too. Unparsable versions never match.
+ */
 export function satisfies(version: string, range: string): boolean {
-  const target = parse(version);
-  if (!target) return false;
-  return range.split('||').some((alternative) =>
-    alternative
-      .trim()
-      .split(/\s+/)
-      .every((comparator) => {
-        const match = /^(<=|>=|<|>|=)?(.+)$/.exec(comparator);
-        const bound = match ? parse(match[2]!) : null;
-        if (!match || !bound) return false;
-        const order = compare(target, bound);
-        switch (match[1]) {
-          case '<':
-            return order < 0;
-          case '<=':
-            return order <= 0;
-          case '>':
-            return order > 0;
-          case '>=':
-            return order >= 0;
-          default:
-            return order === 0;
-        }
-      }),
-  );
+  return semver.valid(version) !== null && semver.satisfies(version, range, { includePrerelease: true });
 }

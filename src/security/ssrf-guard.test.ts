@@ -133,6 +133,24 @@ describe('the SSRF guard', () => {
       );
     });
 
+    it('hands a redirect back unfollowed with redirect: manual, refusals worded by allowHint', async () => {
+      const local = createSsrfGuard({
+        resolve,
+        allow: ['127.0.0.1'],
+        allowHint: 'list it in web.allow_hosts',
+      });
+      hits.length = 0;
+      const response = await local.fetch(`http://127.0.0.1:${port}/to-metadata`, { redirect: 'manual' });
+      expect(response.status).toBe(302);
+      expect(response.headers.get('location')).toBe('http://169.254.169.254/latest/meta-data/');
+      await response.body?.cancel();
+      expect(hits).toEqual(['/to-metadata']);
+      expect(await local.check('http://10.0.0.1/')).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/private address; list it in web\.allow_hosts$/),
+      });
+    });
+
     it('checks the address again when connecting, so a name that rebinds to loopback is refused', async () => {
       let calls = 0;
       const rebinding = createSsrfGuard({

@@ -14,6 +14,8 @@ export type SsrfGuardOptions = {
   allow?: readonly string[];
   resolve?: ResolveAll;
   maxRedirects?: number;
+  /** How a refusal says to open the address (default: `add it to security.ssrf_allow …`). */
+  allowHint?: string;
 };
 
 export type UrlCheck = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string };
@@ -24,11 +26,18 @@ export type SsrfGuard = {
   /**
    * Fetches `url` like `fetch`, connecting only to addresses the policy allows (checked again
    * at connect time, so DNS rebinding between check and connect does not help) and checking
-   * every redirect. Rejects with SsrfBlockedError when a hop is refused.
+   * every redirect. Rejects with SsrfBlockedError when a hop is refused. With `redirect:
+   * 'manual'` a redirect is returned as is, for a caller that checks each hop by its own rules.
    */
   fetch(
     url: string | URL,
-    init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+    init?: {
+      method?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      signal?: AbortSignal;
+      redirect?: 'follow' | 'manual';
+    },
   ): Promise<Response>;
 };
 
@@ -52,11 +61,12 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
   const allow = (options.allow ?? []).map((entry) => entry.trim().toLowerCase()).filter(Boolean);
   const resolve = options.resolve ?? systemResolve;
   const maxRedirects = options.maxRedirects ?? 5;
+  const allowHint = options.allowHint ?? 'add it to security.ssrf_allow if Steward should reach it';
   const hostAllowed = (hostname: string) => allow.includes(hostname.toLowerCase().replace(/^\[|\]$/g, ''));
   const refusal = (address: string, hostname: string): string | null => {
     const range = addressRange(address);
     if (range === null || allowedAddress(address, allow) || hostAllowed(hostname)) return null;
-    return `${hostname} resolves to ${address}, a ${range} address; add it to security.ssrf_allow if Steward should reach it`;
+    return `${hostname} resolves to ${address}, a ${range} address; ${allowHint}`;
   };
 
   const check = async (input: string | URL): Promise<UrlCheck> => {
@@ -127,7 +137,7 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
         const response = await fetchOnce(checked.url, init);
         const status = response.statusCode ?? 0;
         const location = response.headers.location;
-        if (status >= 300 && status < 400 && location) {
+        if (status >= 300 && status < 400 && location && init.redirect !== 'manual') {
           response.resume();
           target = new URL(location, checked.url);
           continue;

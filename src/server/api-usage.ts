@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Database } from '../db/index.ts';
+import { dailyWebCalls } from '../integrations/index.ts';
 import { dailyUsage } from '../llm/index.ts';
 import { type AuthEnv, actingUser } from './auth.ts';
 
@@ -13,8 +14,8 @@ const usageQuery = z
 
 /**
  * `GET /api/usage?days=30&user=ID` → `{days: [{date, user, model, calls, prompt_tokens,
- * cached_tokens, completion_tokens, cost_usd}]}`. The owner sees every user (or one); a
- * per-user token sees only its own user.
+ * cached_tokens, completion_tokens, cost_usd}], web_calls: [{date, user, searches, fetches,
+ * calls}]}`. The owner sees every user (or one); a per-user token sees only its own user.
  */
 export function usageRoutes(deps: { database: Database }): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -37,7 +38,8 @@ export function usageRoutes(deps: { database: Database }): Hono<AuthEnv> {
       userId = acting.userId;
     }
     const days = await dailyUsage(deps.database, { days: parsed.data.days, userId });
-    return c.json({ days });
+    const webCalls = await dailyWebCalls(deps.database, { days: parsed.data.days, userId });
+    return c.json({ days, web_calls: webCalls });
   });
   return app;
 }

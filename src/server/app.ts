@@ -1,18 +1,26 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import { type AuthEnv, apiAuth } from './auth.ts';
-import { bodySizeLimit, hostAndOriginGuard, jsonBodies } from './edge.ts';
-import type { HttpLifecycle } from './lifecycle.ts';
-import { securityHeaders } from './security-headers.ts';
-
-/** Largest JSON body the API reads (a message is at most limits.max_message_chars). */
-export const API_BODY_LIMIT = 1024 * 1024;
-
+import type { FailureThrottle } from '../security/index.ts';
 import { VOICE_UPLOAD_PATH } from './api-voice.ts';
+import { type AuthEnv, apiAuth } from './auth.ts';
+import { authFailureThrottle, throttleFailedAuth } from './auth-throttle.ts';
+import {
+  API_BODY_LIMIT,
+  type BodyLimitRule,
+  bodyOverflowed,
+  CHAT_FORM_BODY_LIMIT,
+  FORM_BODY_LIMIT,
+  requestBodyLimits,
+  UPLOAD_WRAPPING_BYTES,
+} from './body-limits.ts';
+import { hostAndOriginGuard, jsonBodies } from './edge.ts';
 import { healthRoutes } from './health.ts';
+import type { HttpLifecycle } from './lifecycle.ts';
 import { type MetricsSource, metricsRoutes } from './metrics-route.ts';
+import { securityHeaders } from './security-headers.ts';
 
 export type ServerDeps = {
   database: Database;
@@ -30,7 +38,29 @@ export type ServerDeps = {
   routes?: Hono[];
   /** Steward's MCP server, mounted at /mcp (behind the same tokens as /api). */
   mcp?: Hono<AuthEnv>;
+  /** Wrong tokens per address on /api, /v1, /mcp and /metrics (default: 20 a minute). */
+  authThrottle?: FailureThrottle;
 };
+
+/**
+ * Every route's body limit, first match first; any other route (the dashboard's forms, login
+ * included) takes FORM_BODY_LIMIT. Webhooks are limited by their guard (1 MB, after verifying).
+ */
+export function bodyLimitRules(config: () => ResolvedConfig): BodyLimitRule[] {
+  const api = () => API_BODY_LIMIT;
+  return [
+    {
+      path: VOICE_UPLOAD_PATH,
+      maxBytes: () => config().voice.max_bytes + UPLOAD_WRAPPING_BYTES,
+      setting: 'voice.max_bytes, plus 64 KB for a form',
+    },
+    { path: '/api/*', maxBytes: api },
+    { path: '/v1/*', maxBytes: api },
+    { path: '/mcp/*', maxBytes: api },
+    { path: '/chat', maxBytes: () => CHAT_FORM_BODY_LIMIT },
+    { path: '/chat/stream', maxBytes: () => CHAT_FORM_BODY_LIMIT },
+  ];
+}
 
 /** The HTTP app. Built without listening, so tests call `app.request()` in-process. */
 export function createServerApp(deps: ServerDeps): Hono {
@@ -39,14 +69,21 @@ export function createServerApp(deps: ServerDeps): Hono {
   if (deps.lifecycle) app.use('*', deps.lifecycle.middleware());
   app.route('/', healthRoutes(deps.database));
   const guard = hostAndOriginGuard(deps.config);
+  const isWebhook = (path: string) => path.startsWith('/webhooks/');
   // Webhooks carry their own signatures and arrive under whatever name the platform uses.
-  app.use('*', (c, next) => (c.req.path.startsWith('/webhooks/') ? next() : guard(c, next)));
-  // Audio uploads are not JSON and may be larger: that route checks its own body.
+  app.use('*', (c, next) => (isWebhook(c.req.path) ? next() : guard(c, next)));
+  app.use(
+    '*',
+    requestBodyLimits({ rules: bodyLimitRules(deps.config), fallback: FORM_BODY_LIMIT, skip: isWebhook }),
+  );
+  const failedAuth = throttleFailedAuth(deps.authThrottle ?? authFailureThrottle(), deps.logger);
+  for (const path of ['/api/*', '/v1/*', '/mcp', '/metrics']) app.use(path, failedAuth);
+  // Audio uploads are not JSON: that route reads its own body.
   const exceptUploads =
     (middleware: MiddlewareHandler): MiddlewareHandler =>
     (c, next) =>
       c.req.path === VOICE_UPLOAD_PATH ? next() : middleware(c, next);
-  app.use('/api/*', exceptUploads(bodySizeLimit(API_BODY_LIMIT)), exceptUploads(jsonBodies()));
+  app.use('/api/*', exceptUploads(jsonBodies()));
   app.use('/api/*', apiAuth({ token: () => deps.config().api_token, database: deps.database }));
   if (deps.api) app.route('/api', deps.api);
   if (deps.webhooks) app.route('/webhooks', deps.webhooks);
@@ -59,15 +96,18 @@ export function createServerApp(deps: ServerDeps): Hono {
   }
   for (const routes of deps.routes ?? []) app.route('/', routes);
   if (deps.mcp) {
-    app.use(
-      '/mcp',
-      bodySizeLimit(API_BODY_LIMIT),
-      apiAuth({ token: () => deps.config().api_token, database: deps.database }),
-    );
+    app.use('/mcp', apiAuth({ token: () => deps.config().api_token, database: deps.database }));
     app.route('/mcp', deps.mcp);
   }
   app.notFound((c) => c.json({ error: 'not_found', message: `No route ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
+    // A body read past its limit: the limit middleware answers 413.
+    if (bodyOverflowed(c)) return c.body(null, 413);
+    if (c.req.raw.signal.aborted) {
+      // The client went away mid-request (an upload cut off): nothing broke, nobody to answer.
+      deps.logger.info({ path: c.req.path, reason: errorMessage(error) }, 'request aborted by the client');
+      return c.body(null, 400);
+    }
     deps.logger.error({ err: error, path: c.req.path }, 'request failed');
     return c.json({ error: 'internal', message: 'Internal error; see the server log.' }, 500);
   });

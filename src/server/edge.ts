@@ -1,11 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { ResolvedConfig } from '../config/index.ts';
 import { isLoopbackHost } from './auth.ts';
 
 /*
  * The network edge, before any route: Host and Origin checks against DNS rebinding and
- * cross-site requests, JSON-only bodies on the API, and a body size limit.
+ * cross-site requests, and JSON-only bodies on the API (body limits: body-limits.ts).
  */
 
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
@@ -85,19 +84,4 @@ export function jsonBodies(): MiddlewareHandler {
     }
     return next();
   };
-}
-
-/** Refuses bodies over `maxBytes` with a 413 naming the limit, before reading them whole. */
-export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) =>
-      c.json(
-        {
-          error: 'payload_too_large',
-          message: `The request body is over the limit of ${maxBytes} bytes. Send a shorter message.`,
-        },
-        413,
-      ),
-  });
 }

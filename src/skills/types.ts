@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Database } from '../db/index.ts';
 import type { FilesService } from '../files/index.ts';
-import type { Integrations } from '../integrations/index.ts';
+import type { Integrations, WebAccess } from '../integrations/index.ts';
 import type { Logger } from '../logging/index.ts';
 
 /** What every skill call returns. Expected failures are `status: 'error'` with a fix in `content`. */
@@ -106,6 +106,8 @@ export type SkillServices = {
   integrations?: Integrations;
   /** Each user's files, the content index and Drive sync (files.* skills). */
   files?: FilesService;
+  /** Web search, page fetching through the SSRF guard, and the daily budget of web calls (web.* skills). */
+  web?: WebAccess;
   /**
    * Fetches a URL the model supplied through the SSRF guard: no loopback, private or link-local
    * target unless `security.ssrf_allow` opens it. Rejects with a message saying why.

@@ -5,7 +5,8 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
-import { OWNER_USER } from '../server/index.ts';
+import { clientAddress } from '../security/index.ts';
+import { bodyOverflowed, OWNER_USER } from '../server/index.ts';
 import { ensureUser, userOfApiToken } from '../users/index.ts';
 import { page, type WebEnv } from './layout.ts';
 import { createSession, endSession, redeemLoginCode, SESSION_TTL_MS, sessionOf } from './sessions.ts';
@@ -15,12 +16,6 @@ export const SESSION_COOKIE = 'steward_session';
 const LOGIN_CSRF_COOKIE = 'steward_login_csrf';
 
 type LoginDeps = { database: Database; config: () => ResolvedConfig; throttle: LoginThrottle };
-
-/** The caller's address (the socket's; proxies are not trusted for this). */
-function addressOf(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? 'unknown';
-}
 
 function isHttps(c: Context, config: ResolvedConfig): boolean {
   if (new URL(c.req.url).protocol === 'https:') return true;
@@ -46,7 +41,7 @@ function setSessionCookie(c: Context, config: ResolvedConfig, id: string): void 
 function loginPage(
   c: Context,
   config: ResolvedConfig,
-  options: { error?: string; status?: 200 | 401 | 429 } = {},
+  options: { error?: string; status?: 200 | 400 | 401 | 429 } = {},
 ) {
   const csrf = randomBytes(18).toString('base64url');
   setCookie(c, LOGIN_CSRF_COOKIE, csrf, {
@@ -89,6 +84,21 @@ export function requireSession(database: Database): MiddlewareHandler<WebEnv> {
   };
 }
 
+/**
+ * The posted form's fields; {} for a body that is not a form; null when a form's body cannot
+ * be parsed (malformed multipart). A body over its limit rethrows: the edge answers 413.
+ */
+async function readForm(c: Context): Promise<Record<string, unknown> | null> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.includes('application/x-www-form-urlencoded') && !type.includes('multipart/form-data')) return {};
+  try {
+    return await c.req.parseBody();
+  } catch (error) {
+    if (bodyOverflowed(c)) throw error;
+    return null;
+  }
+}
+
 /** Form posts and fetches from pages must carry the session's CSRF token (field `csrf` or header X-CSRF-Token). */
 export function requireCsrf(): MiddlewareHandler<WebEnv> {
   return async (c, next) => {
@@ -96,11 +106,16 @@ export function requireCsrf(): MiddlewareHandler<WebEnv> {
     const expected = c.get('session').csrf;
     let given = c.req.header('x-csrf-token');
     if (!given) {
-      const type = c.req.header('content-type') ?? '';
-      if (type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')) {
-        const form = await c.req.parseBody();
-        given = typeof form.csrf === 'string' ? form.csrf : undefined;
+      const form = await readForm(c);
+      if (!form) {
+        return page(c, {
+          title: 'Form unreadable',
+          session: c.get('session'),
+          status: 400,
+          body: html`<p class="error" role="alert">This form's body could not be read. Go back, reload the page and send it again.</p>`,
+        });
       }
+      given = typeof form.csrf === 'string' ? form.csrf : undefined;
     }
     if (!given || !sameSecret(given, expected)) {
       return page(c, {
@@ -114,6 +129,28 @@ export function requireCsrf(): MiddlewareHandler<WebEnv> {
   };
 }
 
+/**
+ * A failed login (wrong token or code, unreadable form): counted for the address, or once the
+ * address has too many, answered 429. A right token is checked before this, so it always logs in.
+ */
+function failedLogin(
+  c: Context,
+  deps: LoginDeps,
+  failure: { status: 400 | 401; error: string },
+): Response | Promise<Response> {
+  const address = clientAddress(c);
+  const wait = deps.throttle.retryAfter(address);
+  if (wait > 0) {
+    c.header('Retry-After', String(wait));
+    return loginPage(c, deps.config(), {
+      status: 429,
+      error: `Too many failed logins from your address. Try again in ${wait} seconds (the right token logs in at any time).`,
+    });
+  }
+  deps.throttle.fail(address);
+  return loginPage(c, deps.config(), failure);
+}
+
 export function loginRoutes(deps: LoginDeps): Hono {
   const app = new Hono();
   app.get('/login', async (c) => {
@@ -123,20 +160,13 @@ export function loginRoutes(deps: LoginDeps): Hono {
 
   app.post('/login', async (c) => {
     const config = deps.config();
-    const address = addressOf(c);
-    const wait = deps.throttle.retryAfter(address);
-    if (wait > 0) {
-      c.header('Retry-After', String(wait));
-      return loginPage(c, config, {
-        status: 429,
-        error: `Too many failed logins from your address. Try again in ${wait} seconds.`,
+    const form = await readForm(c);
+    if (!form) {
+      return failedLogin(c, deps, {
+        status: 400,
+        error: 'The login form could not be read. Reload the page and enter the token again.',
       });
     }
-    const type = c.req.header('content-type') ?? '';
-    const form =
-      type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')
-        ? await c.req.parseBody()
-        : {};
     const token = typeof form.token === 'string' ? form.token.trim() : '';
     const csrf = typeof form.csrf === 'string' ? form.csrf : undefined;
     const cookie = getCookie(c, LOGIN_CSRF_COOKIE);
@@ -154,8 +184,7 @@ export function loginRoutes(deps: LoginDeps): Hono {
       }
     }
     if (!who) {
-      deps.throttle.fail(address);
-      return loginPage(c, config, {
+      return failedLogin(c, deps, {
         status: 401,
         error: token ? 'That token is not valid. Check it and try again.' : 'Enter your API token.',
       });
@@ -168,27 +197,16 @@ export function loginRoutes(deps: LoginDeps): Hono {
   });
 
   app.get('/login/once/:code', async (c) => {
-    const config = deps.config();
-    const address = addressOf(c);
-    const wait = deps.throttle.retryAfter(address);
-    if (wait > 0) {
-      c.header('Retry-After', String(wait));
-      return loginPage(c, config, {
-        status: 429,
-        error: `Too many failed logins. Try again in ${wait} seconds.`,
-      });
-    }
     const who = await redeemLoginCode(deps.database, c.req.param('code'));
     if (!who) {
-      deps.throttle.fail(address);
-      return loginPage(c, config, {
+      return failedLogin(c, deps, {
         status: 401,
         error:
           'That login link is unknown, used or expired (links last 10 minutes). Run `steward dashboard` for a new one.',
       });
     }
     const { id } = await createSession(deps.database, who);
-    setSessionCookie(c, config, id);
+    setSessionCookie(c, deps.config(), id);
     return c.redirect('/chat', 302);
   });
 

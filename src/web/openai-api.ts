@@ -8,7 +8,7 @@ import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
 import { createConversation, getConversation } from '../memory/index.ts';
 import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
-import { API_BODY_LIMIT, OWNER_USER } from '../server/index.ts';
+import { OWNER_USER } from '../server/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';
 import { ensureUser, userOfApiToken } from '../users/index.ts';
 
@@ -197,24 +197,8 @@ export function openAiRoutes(deps: {
 
   app.post('/v1/chat/completions', async (c) => {
     const userId = c.get('stewardUser');
-    const length = Number(c.req.header('content-length') ?? 0);
-    if (length > API_BODY_LIMIT) {
-      return openAiError(
-        c,
-        413,
-        `The request body is over the limit of ${API_BODY_LIMIT} bytes.`,
-        'payload_too_large',
-      );
-    }
+    // Bodies over API_BODY_LIMIT are refused at the edge (413 in OpenAI's error shape).
     const raw = await c.req.text();
-    if (raw.length > API_BODY_LIMIT) {
-      return openAiError(
-        c,
-        413,
-        `The request body is over the limit of ${API_BODY_LIMIT} bytes.`,
-        'payload_too_large',
-      );
-    }
     let body: Record<string, unknown>;
     try {
       const parsed = JSON.parse(raw) as unknown;

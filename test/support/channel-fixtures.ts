@@ -33,3 +33,16 @@ export function telegramText(
   if (overrides.text !== undefined) update.message.text = overrides.text;
   return update;
 }
+
+/**
+ * A copy of `payload` with the field at `path` (dot-separated, array indexes as numbers) set
+ * to `value`: the wrong-typed variants of the recorded payloads.
+ */
+export function withField<T extends object>(payload: T, path: string, value: unknown): T {
+  const copy = structuredClone(payload) as Record<string, unknown>;
+  const keys = path.split('.');
+  let target = copy;
+  for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;
+  target[keys.at(-1)!] = value;
+  return copy as T;
+}

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { pendingPairings } from '../../src/channels/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { InboundRateLimiter } from '../../src/security/index.ts';
@@ -12,7 +13,12 @@ import { startTestSteward, type TestSteward } from './steward.ts';
 
 export const OWNER_TOKEN = 'owner-token-0123456789abcdef';
 
-export type WebSteward = TestSteward & { url: string; stop(): Promise<void> };
+export type WebSteward = TestSteward & {
+  url: string;
+  /** The same app, for in-process `app.request()`. */
+  app: Hono;
+  stop(): Promise<void>;
+};
 
 /** A full runtime in this process with the web routes on a real port (the owner token set). */
 export async function startWebSteward(
@@ -54,6 +60,7 @@ export async function startWebSteward(
   return {
     ...steward,
     url: `http://127.0.0.1:${port}`,
+    app,
     stop: async () => {
       await new Promise<void>((resolve) => {
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -13,6 +13,7 @@ import type {
   SendResult,
   WebhookGuard,
 } from '../types.ts';
+import { type ChatMessageEvent, parseChatEvent } from './chat-event.ts';
 import { ServiceAccountTokens } from './service-account-token.ts';
 
 export const GOOGLE_CHAT_ISSUER = 'chat@system.gserviceaccount.com';
@@ -31,19 +32,6 @@ const CHAT_MARKUP: MarkdownRenderer = {
   link: (label, url) => `<${url}|${label.replaceAll('|', '¦')}>`,
   heading: (inner) => `*${inner}*`,
   bullet: '•',
-};
-
-type ChatEvent = {
-  type?: string;
-  message?: {
-    name?: string;
-    text?: string;
-    argumentText?: string;
-    sender?: { name?: string; displayName?: string; type?: string };
-    thread?: { name?: string };
-    space?: { name?: string; type?: string; spaceType?: string; singleUserBotDm?: boolean };
-  };
-  space?: { name?: string; type?: string; spaceType?: string; singleUserBotDm?: boolean };
 };
 
 type Waiter = { resolve(text: string): void; settled: boolean };
@@ -116,11 +104,11 @@ export class GoogleChatAdapter implements ChannelAdapter {
     return renderMarkdown(markdown, CHAT_MARKUP);
   }
 
-  normalize(event: ChatEvent): InboundMessage | null {
+  /** A MESSAGE event (checked by `parseChatEvent`) as an InboundMessage, or null for bots and events without a space. */
+  normalize(event: ChatMessageEvent): InboundMessage | null {
     const message = event.message;
-    const space = message?.space ?? event.space;
-    if (event.type !== 'MESSAGE' || !message?.name || !message.sender?.name || !space?.name) return null;
-    if (message.sender.type === 'BOT') return null;
+    const space = message.space ?? event.space;
+    if (!space || message.sender.type === 'BOT') return null;
     const direct =
       space.type === 'DM' || space.spaceType === 'DIRECT_MESSAGE' || space.singleUserBotDm === true;
     const text = (message.argumentText ?? message.text ?? '').trim();
@@ -158,8 +146,10 @@ export class GoogleChatAdapter implements ChannelAdapter {
     app.post(
       '/googlechat',
       guard('googlechat', { headers: (headers) => this.#verify(headers) }, async ({ json }) => {
-        const event = (json ?? {}) as ChatEvent;
-        const message = this.normalize(event);
+        const event = parseChatEvent(json);
+        // Acknowledged either way: Chat shows the user an error for a request that failed.
+        if ('problem' in event) return { status: 200, json: {}, dropped: event.problem };
+        const message = 'event' in event ? this.normalize(event.event) : null;
         if (!message) return { status: 200, json: {} };
         const stored = await gateway.receive(message);
         if (stored.duplicate) return { status: 200, json: {} };

@@ -19,6 +19,7 @@ import type {
   SendResult,
   WebhookGuard,
 } from '../types.ts';
+import { parseSlackRequest, type SlackEnvelope, type SlackMessageEvent } from './slack-event.ts';
 import { slackMrkdwn } from './slack-mrkdwn.ts';
 import { slackHeaderProblem, slackSignatureMatches } from './slack-signature.ts';
 
@@ -33,26 +34,6 @@ const TRANSIENT = new Set([
   'service_unavailable',
   'request_timeout',
 ]);
-
-type SlackEvent = {
-  type?: string;
-  subtype?: string;
-  user?: string;
-  bot_id?: string;
-  text?: string;
-  ts?: string;
-  thread_ts?: string;
-  channel?: string;
-  channel_type?: string;
-};
-
-type SlackEnvelope = {
-  type?: string;
-  challenge?: string;
-  event_id?: string;
-  event?: SlackEvent;
-  authorizations?: Array<{ user_id?: string }>;
-};
 
 export type SlackOptions = {
   botToken: string;
@@ -126,10 +107,9 @@ export class SlackAdapter implements ChannelAdapter {
     }
   }
 
-  /** The event as an InboundMessage, or null for what Steward does not answer. */
-  normalize(envelope: SlackEnvelope): InboundMessage | null {
-    const event = envelope.event;
-    if (envelope.type !== 'event_callback' || !event?.user || !event.channel || !event.ts) return null;
+  /** A message or mention (checked by `parseSlackRequest`) as an InboundMessage, or null for what Steward does not answer. */
+  normalize(envelope: SlackEnvelope, event: SlackMessageEvent): InboundMessage | null {
+    if (!event.user) return null;
     const botUser = this.#botUserId ?? envelope.authorizations?.[0]?.user_id ?? null;
     if (event.bot_id || event.subtype || event.user === botUser) return null;
     const direct = event.type === 'message' && event.channel_type === 'im';
@@ -167,11 +147,11 @@ export class SlackAdapter implements ChannelAdapter {
             slackSignatureMatches(secret, headers, body) ? null : { refused: 'bad signature' },
         },
         async ({ json }) => {
-          const envelope = (json ?? {}) as SlackEnvelope;
-          if (envelope.type === 'url_verification' && typeof envelope.challenge === 'string') {
-            return { status: 200, json: { challenge: envelope.challenge } };
-          }
-          const message = this.normalize(envelope);
+          const request = parseSlackRequest(json);
+          if ('challenge' in request) return { status: 200, json: { challenge: request.challenge } };
+          // Acknowledged either way: Slack retries a request it got an error for.
+          if ('problem' in request) return { status: 200, empty: true, dropped: request.problem };
+          const message = 'event' in request ? this.normalize(request.envelope, request.event) : null;
           if (message) await gateway.receive(message);
           return { status: 200, empty: true };
         },

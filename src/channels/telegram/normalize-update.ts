@@ -1,5 +1,5 @@
-import type { Message, Update } from 'grammy/types';
 import type { InboundMessage } from '../types.ts';
+import type { TelegramMessage, TelegramUpdate } from './telegram-update.ts';
 
 /** Who the bot is: its id (from the token) and, once getMe answered, its username. */
 export type BotIdentity = { id: number; username: string | null };
@@ -19,7 +19,7 @@ const UNSUPPORTED_KEYS = [
 ] as const;
 
 function addressedInGroup(
-  message: Message,
+  message: TelegramMessage,
   text: string,
   bot: BotIdentity,
 ): { addressed: boolean; text: string } {
@@ -32,7 +32,7 @@ function addressedInGroup(
     if (entity.type === 'mention' && handle && value.toLowerCase() === handle) {
       addressed = true;
       stripped = stripped.replace(value, '');
-    } else if (entity.type === 'text_mention' && entity.user.id === bot.id) {
+    } else if (entity.type === 'text_mention' && entity.user?.id === bot.id) {
       addressed = true;
     } else if (
       entity.type === 'bot_command' &&
@@ -47,10 +47,11 @@ function addressedInGroup(
 }
 
 /**
- * A Telegram update as an InboundMessage, or null for what Steward ignores: edits, channel
- * posts, other bots, and in groups anything that neither mentions the bot nor replies to it.
+ * A Telegram update (checked by `parseTelegramUpdate`) as an InboundMessage, or null for what
+ * Steward ignores: edits, channel posts, other bots, and in groups anything that neither
+ * mentions the bot nor replies to it.
  */
-export function normalizeTelegramUpdate(update: Update, bot: BotIdentity): InboundMessage | null {
+export function normalizeTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): InboundMessage | null {
   const message = update.message;
   if (!message?.from || message.from.is_bot) return null;
   const group = message.chat.type !== 'private';

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Api, GrammyError, HttpError, InputFile } from 'grammy';
-import type { Update } from 'grammy/types';
 import { Hono } from 'hono';
 import type { ChannelsConfig } from '../../config/index.ts';
 import { errorMessage, StewardError } from '../../errors.ts';
@@ -20,6 +19,7 @@ import { grammySignal } from './grammy-signal.ts';
 import { LongPoller } from './long-polling.ts';
 import { type BotIdentity, normalizeTelegramUpdate } from './normalize-update.ts';
 import { telegramHtml } from './telegram-html.ts';
+import { parseTelegramUpdate } from './telegram-update.ts';
 
 export const TELEGRAM_MAX_LENGTH = 4096;
 
@@ -125,9 +125,13 @@ export class TelegramAdapter implements ChannelAdapter {
     return this.#bot;
   }
 
-  async #receive(gateway: GatewayPort, update: Update): Promise<void> {
-    const message = normalizeTelegramUpdate(update, await this.#identity());
+  /** Stores what the update says; an update Steward cannot use is not thrown on but returned. */
+  async #receive(gateway: GatewayPort, payload: unknown): Promise<{ dropped: string } | null> {
+    const parsed = parseTelegramUpdate(payload);
+    if ('problem' in parsed) return { dropped: parsed.problem };
+    const message = normalizeTelegramUpdate(parsed.update, await this.#identity());
     if (message) await gateway.receive(message);
+    return null;
   }
 
   routes(gateway: GatewayPort, guard: WebhookGuard): Hono | null {
@@ -145,16 +149,9 @@ export class TelegramAdapter implements ChannelAdapter {
               : { refused: 'bad secret token' },
         },
         async ({ json }) => {
-          const update = json as Update | undefined;
-          if (!update || typeof update !== 'object' || typeof update.update_id !== 'number') {
-            this.#options.logger.warn(
-              { channel: 'telegram' },
-              'telegram: dropped a webhook that is not an update',
-            );
-            return { status: 400, empty: true };
-          }
-          await this.#receive(gateway, update);
-          return { status: 200, empty: true };
+          // Acknowledged either way: Telegram would redeliver an update it got an error for.
+          const outcome = await this.#receive(gateway, json);
+          return { status: 200, empty: true, ...outcome };
         },
       ),
     );
@@ -185,7 +182,15 @@ export class TelegramAdapter implements ChannelAdapter {
     this.#poller = new LongPoller({
       api: this.api,
       logger,
-      handle: (update) => this.#receive(gateway, update),
+      handle: async (update) => {
+        const outcome = await this.#receive(gateway, update);
+        if (outcome) {
+          logger.warn(
+            { channel: 'telegram', problem: outcome.dropped },
+            'telegram: dropped an update Steward cannot use',
+          );
+        }
+      },
       pollTimeoutSeconds: this.#options.pollTimeoutSeconds,
       stallGraceMs: this.#options.stallGraceMs,
     });

@@ -14,6 +14,7 @@ import type {
   SendResult,
   WebhookGuard,
 } from '../types.ts';
+import { parseWhatsAppPayload, type WhatsAppContact, type WhatsAppMessage } from './whatsapp-payload.ts';
 
 export const WHATSAPP_MAX_LENGTH = 4096;
 
@@ -30,23 +31,6 @@ const WHATSAPP_MARKUP: MarkdownRenderer = {
   link: (label, url) => (label === url ? url : `${label} (${url})`),
   heading: (inner) => `*${inner}*`,
   bullet: '•',
-};
-
-type WhatsAppValue = {
-  metadata?: { phone_number_id?: string };
-  contacts?: Array<{ wa_id?: string; profile?: { name?: string } }>;
-  messages?: Array<{
-    from?: string;
-    id?: string;
-    type?: string;
-    text?: { body?: string };
-    audio?: { id?: string; mime_type?: string; voice?: boolean };
-  }>;
-  statuses?: unknown[];
-};
-type WhatsAppPayload = {
-  object?: string;
-  entry?: Array<{ changes?: Array<{ field?: string; value?: WhatsAppValue }> }>;
 };
 
 export function whatsappSignatureMatches(
@@ -110,46 +94,31 @@ export class WhatsAppAdapter implements ChannelAdapter {
     return renderMarkdown(markdown, WHATSAPP_MARKUP);
   }
 
-  /** Every text message of a webhook; other message types are answered with a note. */
-  normalize(payload: WhatsAppPayload): InboundMessage[] {
-    const messages: InboundMessage[] = [];
-    for (const entry of payload.entry ?? []) {
-      for (const change of entry.changes ?? []) {
-        const value = change.value;
-        if (change.field !== 'messages' || !value?.messages) continue;
-        for (const message of value.messages) {
-          if (!message.from || !message.id) continue;
-          const name =
-            value.contacts?.find((contact) => contact.wa_id === message.from)?.profile?.name ?? null;
-          const text = message.type === 'text' ? (message.text?.body ?? '').trim() : '';
-          if (message.type === 'audio' && message.audio?.id) {
-            messages.push({
-              channel: 'whatsapp',
-              channelMessageId: message.id,
-              chatId: message.from,
-              senderId: message.from,
-              senderName: name,
-              kind: 'voice',
-              text: '',
-              meta: {},
-              media: { id: message.audio.id, mimeType: message.audio.mime_type ?? null },
-            });
-            continue;
-          }
-          messages.push({
-            channel: 'whatsapp',
-            channelMessageId: message.id,
-            chatId: message.from,
-            senderId: message.from,
-            senderName: name,
-            kind: message.type === 'text' ? (text.startsWith('/') ? 'command' : 'text') : 'unsupported',
-            text,
-            meta: {},
-          });
-        }
-      }
+  /** A message (checked by `parseWhatsAppPayload`) as an InboundMessage; types other than text and audio get a note. */
+  normalize(message: WhatsAppMessage, contacts: WhatsAppContact[]): InboundMessage {
+    const name = contacts.find((contact) => contact.wa_id === message.from)?.profile?.name ?? null;
+    const base = {
+      channel: 'whatsapp' as const,
+      channelMessageId: message.id,
+      chatId: message.from,
+      senderId: message.from,
+      senderName: name,
+      meta: {},
+    };
+    if (message.type === 'audio' && message.audio) {
+      return {
+        ...base,
+        kind: 'voice',
+        text: '',
+        media: { id: message.audio.id, mimeType: message.audio.mime_type ?? null },
+      };
     }
-    return messages;
+    const text = message.type === 'text' ? (message.text?.body ?? '').trim() : '';
+    return {
+      ...base,
+      kind: message.type === 'text' ? (text.startsWith('/') ? 'command' : 'text') : 'unsupported',
+      text,
+    };
   }
 
   routes(gateway: GatewayPort, guard: WebhookGuard): Hono {
@@ -185,10 +154,11 @@ export class WhatsAppAdapter implements ChannelAdapter {
               : { refused: 'bad signature' },
         },
         async ({ json }) => {
-          const payload = (json ?? {}) as WhatsAppPayload;
-          if (payload.object !== 'whatsapp_business_account') return { status: 200, empty: true };
-          for (const message of this.normalize(payload)) await gateway.receive(message);
-          return { status: 200, empty: true };
+          const { messages, problems } = parseWhatsAppPayload(json);
+          for (const { message, contacts } of messages)
+            await gateway.receive(this.normalize(message, contacts));
+          // Acknowledged either way: WhatsApp redelivers a webhook it got an error for, for days.
+          return { status: 200, empty: true, ...(problems.length ? { dropped: problems.join('; ') } : {}) };
         },
       ),
     );

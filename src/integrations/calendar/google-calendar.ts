@@ -1,5 +1,5 @@
+import { calendar_v3 } from '@googleapis/calendar/build/v3.js';
 import type { AuthClient } from 'google-auth-library';
-import { calendar_v3 } from 'googleapis/build/src/apis/calendar/index.js';
 import { googleCall } from '../google/google-call.ts';
 import { badResponse, type FailureContext, ProviderError } from '../provider-error.ts';
 import type { CalendarEvent, CalendarProvider, EventChanges, NewEvent, TimeRange } from './calendar-types.ts';

@@ -1,21 +1,20 @@
+import addressparser from 'nodemailer/lib/addressparser/index.js';
 import type { EmailAddress } from './email-types.ts';
 
+/** What an address must look like once parsed: a local part, `@`, and a dotted domain (or localhost). */
 const ADDRESS = /^[^\s<>@",;]+@[^\s<>@",;]+\.[^\s<>@",;]+$|^[^\s<>@",;]+@localhost$/;
+
+/** Every address of a header-style list (`Ana <a@x>, "Doe, Jo" <j@y>`), by nodemailer's parser. */
+function parseList(input: string): EmailAddress[] | null {
+  const parsed = addressparser(input, { flatten: true });
+  if (parsed.length === 0 || parsed.some((entry) => !ADDRESS.test(entry.address))) return null;
+  return parsed.map((entry) => ({ name: entry.name.trim() || null, address: entry.address }));
+}
 
 /** Reads `addr` or `Name <addr>` (the name may be quoted). Null when it is neither. */
 export function parseAddress(input: string): EmailAddress | null {
-  const text = input.trim();
-  const named = /^(.*?)\s*<([^<>]+)>$/.exec(text);
-  if (named) {
-    const address = named[2]!.trim();
-    if (!ADDRESS.test(address)) return null;
-    const name = named[1]!
-      .trim()
-      .replace(/^"(.*)"$/, '$1')
-      .trim();
-    return { name: name || null, address };
-  }
-  return ADDRESS.test(text) ? { name: null, address: text } : null;
+  const list = parseList(input.trim());
+  return list?.length === 1 ? list[0]! : null;
 }
 
 /** `Name <addr>` or `addr`. */
@@ -30,11 +29,16 @@ export function parseAddressList(
 ): { ok: true; addresses: string[] } | { ok: false; bad: string } {
   const addresses: string[] = [];
   for (const input of inputs) {
-    for (const part of input.split(/[,;]/)) {
-      if (!part.trim()) continue;
-      const parsed = parseAddress(part);
-      if (!parsed) return { ok: false, bad: part.trim() };
-      addresses.push(parsed.name ? `${parsed.name} <${parsed.address}>` : parsed.address);
+    if (!input.trim()) continue;
+    const parsed = parseList(input.replaceAll(';', ','));
+    if (!parsed) {
+      const bad = input.split(/[,;]/).find((part) => part.trim() && !parseList(part)) ?? input;
+      return { ok: false, bad: bad.trim() };
+    }
+    for (const { name, address } of parsed) {
+      // A name with a comma or angle bracket is quoted, so the header reads back as one address.
+      const quoted = name && /[",;<>@()]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name;
+      addresses.push(quoted ? `${quoted} <${address}>` : address);
     }
   }
   return { ok: true, addresses };

@@ -1,5 +1,5 @@
+import { gmail_v1 } from '@googleapis/gmail/build/v1.js';
 import type { AuthClient } from 'google-auth-library';
-import { gmail_v1 } from 'googleapis/build/src/apis/gmail/index.js';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { googleCall } from '../google/google-call.ts';
 import { badResponse, type FailureContext, ProviderError } from '../provider-error.ts';

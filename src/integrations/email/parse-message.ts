@@ -1,4 +1,5 @@
 import { type AddressObject, simpleParser } from 'mailparser';
+import { htmlToReadableText } from '../html-text.ts';
 import type {
   EmailAddress,
   EmailAttachment,
@@ -17,7 +18,7 @@ export type ParsedMail = Omit<EmailMessage, keyof EmailSummary | 'threadId'> & {
 /** Parses a raw RFC 5322 message: readable text (HTML turned into text), attachments, threading headers. */
 export async function parseRawMessage(raw: Buffer | string): Promise<ParsedMail> {
   const mail = await simpleParser(raw, { skipImageLinks: true });
-  const text = (mail.text ?? '').trim() || (mail.html ? htmlToReadable(String(mail.html)) : '');
+  const text = (mail.text ?? '').trim() || (mail.html ? htmlToReadableText(String(mail.html)) : '');
   const attachments: EmailAttachment[] = mail.attachments
     .filter((attachment) => attachment.contentDisposition !== 'inline' || attachment.filename)
     .map((attachment) => ({
@@ -64,20 +65,4 @@ function addresses(value: AddressObject | AddressObject[] | undefined): EmailAdd
       entry.address ? [{ name: entry.name || null, address: entry.address }] : [],
     ),
   );
-}
-
-/** A last resort for HTML mailparser could not turn into text: tags dropped, entities decoded. */
-function htmlToReadable(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<br\s*\/?>|<\/(p|div|li|tr|h\d)>/gi, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }

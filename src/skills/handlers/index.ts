@@ -7,6 +7,7 @@ import { memoryHandlers } from './memory/index.ts';
 import { profileHandlers } from './profile/index.ts';
 import { skillHandlers } from './skills/index.ts';
 import { taskHandlers } from './tasks/index.ts';
+import { webHandlers } from './web/index.ts';
 import { workflowHandlers } from './workflow/build.ts';
 
 /** Every built-in handler, registered under its skill name. */
@@ -22,6 +23,7 @@ export function builtinHandlers(): Map<string, SkillHandler> {
     ...fileHandlers,
     ...workflowHandlers,
     ...skillHandlers,
+    ...webHandlers,
   ]) {
     if (handlers.has(handler.name)) throw new Error(`two handlers named ${handler.name}`);
     handlers.set(handler.name, handler);

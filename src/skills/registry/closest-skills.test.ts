@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { closestDomains, closestSkills, levenshtein } from './closest-skills.ts';
+import { closestDomains, closestSkills } from './closest-skills.ts';
 import { loadSkillRoots } from './load-skill-roots.ts';
 import { removeSkillTree, skillFile, writeSkillTree } from './write-skill-tree.ts';
 
@@ -49,18 +49,5 @@ describe('closestSkills', () => {
 
   it('finds the closest domains', () => {
     expect(closestDomains(snapshot, 'emial', 1)).toEqual(['email']);
-  });
-});
-
-describe('levenshtein', () => {
-  it.each([
-    ['', '', 0],
-    ['abc', '', 3],
-    ['kitten', 'sitting', 3],
-    ['send', 'sned', 2],
-    ['flaw', 'lawn', 2],
-  ])('%s → %s is %i', (a, b, distance) => {
-    expect(levenshtein(a, b)).toBe(distance);
-    expect(levenshtein(b, a)).toBe(distance);
   });
 });

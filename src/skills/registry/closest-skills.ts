@@ -1,3 +1,4 @@
+import { distance as levenshtein } from 'fastest-levenshtein';
 import type { SkillSnapshot } from '../types.ts';
 
 // A shared domain or action counts as this many edits saved: `email.compose` should
@@ -41,22 +42,4 @@ function rank(scored: Array<{ name: string; score: number }>, count: number): st
     .sort((a, b) => a.score - b.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .slice(0, Math.max(0, count))
     .map((entry) => entry.name);
-}
-
-/** Edit distance (insertions, deletions, substitutions) between two strings. */
-export function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  let current = new Array<number>(b.length + 1).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-    }
-    [previous, current] = [current, previous];
-  }
-  return previous[b.length]!;
 }

@@ -54,12 +54,23 @@ describe('parseCron', () => {
   });
 
   it('reads lists, ranges, steps, names and macros', () => {
-    const weekdays = cron('*/15 9-17 * jan-mar mon-fri');
-    expect([...weekdays.minutes]).toEqual([0, 15, 30, 45]);
-    expect([...weekdays.hours]).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17]);
-    expect([...weekdays.months]).toEqual([1, 2, 3]);
-    expect([...weekdays.daysOfWeek]).toEqual([1, 2, 3, 4, 5]);
-    expect([...cron('0 0 * * 7').daysOfWeek]).toEqual([0]);
+    const weekdays = fireTimesBetween(
+      cron('*/15 9-17 * jan-mar mon-fri'),
+      'UTC',
+      new Date('2026-12-31T00:00:00Z'),
+      new Date('2027-01-04T09:30:00Z'),
+    );
+    // Friday 1 January from 09:00 to 17:45, then Monday 4 January.
+    expect(weekdays.map(iso).slice(0, 2)).toEqual(['2027-01-01T09:00:00.000Z', '2027-01-01T09:15:00.000Z']);
+    expect(iso(weekdays[35] ?? null)).toBe('2027-01-01T17:45:00.000Z');
+    expect(weekdays.map(iso).slice(36)).toEqual([
+      '2027-01-04T09:00:00.000Z',
+      '2027-01-04T09:15:00.000Z',
+      '2027-01-04T09:30:00.000Z',
+    ]);
+    expect(iso(nextFireTime(cron('0 0 * * 7'), 'UTC', new Date('2026-11-27T00:00:00Z')))).toBe(
+      '2026-11-29T00:00:00.000Z',
+    );
     expect(cron('@daily').expression).toBe('@daily');
     expect(iso(nextFireTime(cron('@hourly'), 'UTC', new Date('2026-01-01T10:20:00Z')))).toBe(
       '2026-01-01T11:00:00.000Z',

@@ -1,20 +1,14 @@
+import { Cron } from 'croner';
+
 /**
  * Five-field cron expressions (`minute hour day-of-month month day-of-week`) evaluated in an
- * IANA time zone. Wall-clock semantics across daylight saving: a time that happens twice on a
- * fall-back day fires once (the first time); a time skipped on a spring-forward day fires at
- * the first minute after the gap.
+ * IANA time zone by croner. Wall-clock semantics across daylight saving: a time that happens
+ * twice on a fall-back day fires once (the first time); a time skipped on a spring-forward day
+ * fires at the first minute after the gap. When both day fields are restricted, a day matching
+ * either one fires (Vixie cron). Steward validates the fields itself first, so that a mistake
+ * is named in the user's terms (croner counts days and months from 0 in its messages).
  */
-export type CronSchedule = {
-  readonly expression: string;
-  readonly minutes: ReadonlySet<number>;
-  readonly hours: ReadonlySet<number>;
-  readonly daysOfMonth: ReadonlySet<number>;
-  readonly months: ReadonlySet<number>;
-  /** 0 = Sunday … 6 = Saturday. */
-  readonly daysOfWeek: ReadonlySet<number>;
-  /** Vixie cron: when both day fields are restricted, a day matching either one fires. */
-  readonly dayOr: boolean;
-};
+export type CronSchedule = { readonly expression: string };
 
 type FieldSpec = { name: string; min: number; max: number; names?: readonly string[] };
 
@@ -54,59 +48,39 @@ export function parseCron(text: string): { ok: true; cron: CronSchedule } | { ok
       problem: `cron "${expression}" has ${parts.length} field${parts.length === 1 ? '' : 's'}, not 5: ${FORMAT_HINT}`,
     };
   }
-  const sets: Set<number>[] = [];
   for (const [index, part] of parts.entries()) {
-    const spec = FIELDS[index]!;
-    const parsed = parseField(part, spec);
-    if (typeof parsed === 'string') return { ok: false, problem: `cron "${expression}": ${parsed}` };
-    sets.push(parsed);
+    const problem = fieldProblem(part, FIELDS[index]!);
+    if (problem) return { ok: false, problem: `cron "${expression}": ${problem}` };
   }
-  const daysOfWeek = new Set([...sets[4]!].map((day) => day % 7));
-  return {
-    ok: true,
-    cron: Object.freeze({
-      expression,
-      minutes: sets[0]!,
-      hours: sets[1]!,
-      daysOfMonth: sets[2]!,
-      months: sets[3]!,
-      daysOfWeek,
-      dayOr: !parts[2]!.startsWith('*') && !parts[4]!.startsWith('*'),
-    }),
-  };
+  try {
+    scheduleIn(expanded, 'UTC');
+  } catch (error) {
+    return {
+      ok: false,
+      problem: `cron "${expression}": ${(error as Error).message.replace(/^CronPattern: /, '')}`,
+    };
+  }
+  return { ok: true, cron: Object.freeze({ expression }) };
 }
 
-function parseField(part: string, spec: FieldSpec): Set<number> | string {
-  const values = new Set<number>();
+/** What is wrong with one field, or null. */
+function fieldProblem(part: string, spec: FieldSpec): string | null {
   for (const item of part.split(',')) {
     const [range, stepText, extra] = item.split('/');
     if (extra !== undefined || range === undefined || range === '')
       return `the ${spec.name} field "${part}" is not valid`;
-    let step = 1;
-    if (stepText !== undefined) {
-      if (!/^\d+$/.test(stepText) || Number(stepText) < 1)
-        return `the step "/${stepText}" in the ${spec.name} field must be a whole number of at least 1`;
-      step = Number(stepText);
-    }
-    let low: number;
-    let high: number;
-    if (range === '*') {
-      low = spec.min;
-      high = spec.max;
-    } else {
-      const bounds = range.split('-');
-      if (bounds.length > 2) return `the ${spec.name} field "${part}" is not valid`;
-      const first = fieldValue(bounds[0]!, spec);
-      if (typeof first === 'string') return first;
-      const last = bounds.length === 2 ? fieldValue(bounds[1]!, spec) : stepText ? spec.max : first;
-      if (typeof last === 'string') return last;
-      if (last < first) return `the ${spec.name} range "${range}" runs backwards`;
-      low = first;
-      high = last;
-    }
-    for (let value = low; value <= high; value += step) values.add(value);
+    if (stepText !== undefined && (!/^\d+$/.test(stepText) || Number(stepText) < 1))
+      return `the step "/${stepText}" in the ${spec.name} field must be a whole number of at least 1`;
+    if (range === '*') continue;
+    const bounds = range.split('-');
+    if (bounds.length > 2) return `the ${spec.name} field "${part}" is not valid`;
+    const first = fieldValue(bounds[0]!, spec);
+    if (typeof first === 'string') return first;
+    const last = bounds.length === 2 ? fieldValue(bounds[1]!, spec) : first;
+    if (typeof last === 'string') return last;
+    if (last < first) return `the ${spec.name} range "${range}" runs backwards`;
   }
-  return values;
+  return null;
 }
 
 function fieldValue(text: string, spec: FieldSpec): number | string {
@@ -181,74 +155,22 @@ export function formatInZone(instant: Date | number, zone: string): string {
   return `${pad(local.year, 4)}-${pad(local.month)}-${pad(local.day)}T${pad(local.hour)}:${pad(local.minute)}:${pad(local.second)}${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
 }
 
-function matchesDay(cron: CronSchedule, local: { month: number; day: number; weekday: number }): boolean {
-  if (!cron.months.has(local.month)) return false;
-  const dom = cron.daysOfMonth.has(local.day);
-  const dow = cron.daysOfWeek.has(local.weekday);
-  return cron.dayOr ? dom || dow : dom && dow;
+const schedules = new Map<string, Cron>();
+
+/** croner's schedule for an expression in a zone, built once (a paused Cron never runs anything). */
+function scheduleIn(expression: string, zone: string): Cron {
+  const key = `${zone} ${expression}`;
+  let schedule = schedules.get(key);
+  if (!schedule) {
+    schedule = new Cron(MACROS[expression.toLowerCase()] ?? expression, { timezone: zone, paused: true });
+    schedules.set(key, schedule);
+  }
+  return schedule;
 }
 
-const MINUTE = 60_000;
-/** Searching further than this finds nothing (an impossible date such as 30 February). */
-const HORIZON_MS = 5 * 366 * 24 * 60 * MINUTE;
-
-/**
- * The first fire time strictly after `after`, or null when the expression never fires (30 2 30 2 *).
- * Skips through non-matching days and hours, so a daily schedule costs a few dozen steps.
- */
+/** The first fire time strictly after `after`, or null when the expression never fires (30 2 30 2 *). */
 export function nextFireTime(cron: CronSchedule, zone: string, after: Date | number): Date | null {
-  const start = typeof after === 'number' ? after : after.getTime();
-  let t = Math.floor(start / MINUTE) * MINUTE + MINUTE;
-  const end = start + HORIZON_MS;
-  while (t <= end) {
-    const local = localTime(t, zone);
-    if (!matchesDay(cron, local)) {
-      // To about 23:00 local, then by hours: never past the next midnight, whatever DST does.
-      const toLateEvening = ((22 - local.hour) * 60 + (60 - local.minute)) * MINUTE;
-      t += local.hour < 22 ? toLateEvening : (60 - local.minute) * MINUTE;
-      continue;
-    }
-    if (local.minute === 0 && skippedByGap(cron, zone, t, local)) return new Date(t);
-    if (!cron.hours.has(local.hour)) {
-      t += (60 - local.minute) * MINUTE;
-      continue;
-    }
-    let nextMinute = -1;
-    for (let minute = local.minute; minute < 60; minute++) {
-      if (cron.minutes.has(minute)) {
-        nextMinute = minute;
-        break;
-      }
-    }
-    if (nextMinute < 0) {
-      t += (60 - local.minute) * MINUTE;
-      continue;
-    }
-    if (nextMinute > local.minute) {
-      t += (nextMinute - local.minute) * MINUTE;
-      continue;
-    }
-    // The same wall-clock minute an hour ago: the repeated hour of a fall-back day, already fired.
-    const hourAgo = localTime(t - 60 * MINUTE, zone);
-    if (hourAgo.hour === local.hour && hourAgo.minute === local.minute && hourAgo.day === local.day) {
-      t += MINUTE;
-      continue;
-    }
-    return new Date(t);
-  }
-  return null;
-}
-
-/** True when the clock jumped forward just before `t` over a wall-clock time the cron wanted. */
-function skippedByGap(cron: CronSchedule, zone: string, t: number, local: LocalTime): boolean {
-  const gap = zoneOffsetMinutes(t, zone) - zoneOffsetMinutes(t - MINUTE, zone);
-  if (gap <= 0) return false;
-  for (let back = 1; back <= gap; back++) {
-    const total = local.hour * 60 - back;
-    if (total < 0) break;
-    if (cron.hours.has(Math.floor(total / 60)) && cron.minutes.has(total % 60)) return true;
-  }
-  return false;
+  return scheduleIn(cron.expression, zone).nextRun(typeof after === 'number' ? new Date(after) : after);
 }
 
 /** Every fire time in (`from`, `to`], oldest first, at most `limit` of them. */

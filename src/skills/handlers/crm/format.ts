@@ -1,4 +1,9 @@
-import type { CrmContact, CrmDeal, CrmNote } from '../../../integrations/index.ts';
+import {
+  type CrmContact,
+  type CrmDeal,
+  type CrmNote,
+  htmlToReadableText,
+} from '../../../integrations/index.ts';
 import { fenceExternal } from '../../external.ts';
 
 export function contactLine(contact: CrmContact): string {
@@ -24,16 +29,7 @@ export function notesBlock(notes: readonly CrmNote[]): string {
   if (notes.length === 0) return 'Notes: (none)';
   const blocks = notes.map(
     (note) =>
-      `${note.createdAt ? note.createdAt.toISOString().slice(0, 16).replace('T', ' ') : ''} [${note.id}]\n${fenceExternal(`hubspot:note:${note.id}`, stripHtml(note.body))}`,
+      `${note.createdAt ? note.createdAt.toISOString().slice(0, 16).replace('T', ' ') : ''} [${note.id}]\n${fenceExternal(`hubspot:note:${note.id}`, htmlToReadableText(note.body))}`,
   );
   return `Notes (newest first):\n${blocks.join('\n')}`;
-}
-
-function stripHtml(text: string): string {
-  return text
-    .replace(/<br\s*\/?>|<\/p>/gi, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .trim();
 }
