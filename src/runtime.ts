@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
+import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
 import { createChannelAdapters, Gateway, outboxBacklog, setActiveGateway } from './channels/index.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
@@ -37,6 +38,7 @@ import {
   SkillRegistry,
   sharedSkills,
 } from './skills/index.ts';
+import { systemTimezone } from './users/index.ts';
 import { VoiceService } from './voice/index.ts';
 import { WorkflowScheduler } from './workflows/index.ts';
 
@@ -103,7 +105,16 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       level: initial.log_level,
       secrets: () => [...config.get().secrets, ...credentialSecrets()],
     });
-  const opened = options.database ? { database: options.database, lock: null } : await openDatabase(initial);
+  // Pending migrations of an upgrade run after a backup they can be undone with.
+  const beforeMigrate = backupBeforeMigrations({
+    dataDir: initial.dataDir,
+    skillsDir: initial.skillsDir,
+    keep: initial.backup.keep,
+    report: (line, file) => logger.warn({ backup: file }, line),
+  });
+  const opened = options.database
+    ? { database: options.database, lock: null }
+    : await openDatabase(initial, { beforeMigrate });
   const { database, lock } = opened;
   const skills = new SkillRegistry({
     roots: [
@@ -321,6 +332,18 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     await jobs.enqueue(FILES_RECONCILE_JOB, {});
     vaultWatcher = await watchVaults(files.filesDir, (userId) => void files.changed(userId), {
       onError: (error) => logger.warn({ err: error }, 'file watcher error'),
+    });
+    const backups = await registerBackupJobs({
+      database,
+      jobs,
+      dataDir: initial.dataDir,
+      skillsDir: initial.skillsDir,
+      settings: () => config.get().backup,
+      timezone: systemTimezone(),
+      logger,
+    });
+    config.onChange((next, previous) => {
+      if (next.backup.schedule !== previous.backup.schedule) void backups.reschedule();
     });
     await jobs.start();
     for (const [channel, problems] of Object.entries(channelSetup.problems)) {

@@ -1,3 +1,4 @@
+import { backupAge, listBackups } from '../backup/index.ts';
 import {
   CHANNEL_NAMES,
   CHANNEL_SETUP,
@@ -17,6 +18,7 @@ import { errorMessage } from '../errors.ts';
 import { webChecks } from '../integrations/index.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
+import { systemTimezone } from '../users/index.ts';
 import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';
 
@@ -271,6 +273,19 @@ function tracingCheck(config: ResolvedConfig): Check {
   return { name: 'tracing', ok: true, detail: `spans go to ${settings.url} as ${settings.protocol}` };
 }
 
+/** The latest backup in `<data dir>/backups`: its age, and whether `backup.schedule` allows it. */
+async function backupCheck(config: ResolvedConfig, now = new Date()): Promise<Check> {
+  const latest = (await listBackups(config.dataDir))[0] ?? null;
+  const age = backupAge(latest, config.backup, systemTimezone(), now);
+  return {
+    name: 'backup',
+    ok: age.ok,
+    note: age.ok && age.fix !== undefined,
+    detail: age.detail,
+    fix: age.fix,
+  };
+}
+
 /** `steward doctor`: where each setting came from, and whether each dependency answers. */
 export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   const out: string[] = ['Settings:', ...settingLines(config)];
@@ -281,6 +296,7 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   checks.push(tracingCheck(config));
   checks.push(...(await voiceChecks(config)));
   checks.push(...(await webChecks(config)));
+  checks.push(await backupCheck(config));
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);

@@ -286,6 +286,41 @@ users
   );
 
 program
+  .command('backup')
+  .description('write one archive of the database, files (every version), skills and a manifest')
+  .option('--output <file>', 'where (default: ./steward-backup-<time>-manual.tar.gz)')
+  .action(async (options: { output?: string }) =>
+    (await import('./data.ts')).backupCommand(loadConfigOrExit(), options),
+  );
+
+program
+  .command('restore')
+  .description('bring a backup back into an empty data dir or database (checks it first)')
+  .argument('<file>', 'a backup written by steward backup')
+  .option('--force', 'replace data already there (it is kept aside under <data dir>/backups)')
+  .action(async (file: string, options: { force?: boolean }) =>
+    (await import('./data.ts')).restoreCommand(loadConfigOrExit(), file, options),
+  );
+
+program
+  .command('export')
+  .description("one user's data: tasks, memories, conversations, files, skills, identities")
+  .requiredOption('--user <id>', 'the user')
+  .requiredOption('--output <dir>', 'a new or empty folder')
+  .action(async (options: { user: string; output: string }) =>
+    (await import('./data.ts')).exportCommand(loadConfigOrExit(), options),
+  );
+
+users
+  .command('delete')
+  .description('delete a user and every row and file of theirs (not the owner)')
+  .argument('<user>', 'the Steward user')
+  .option('--yes', 'do not ask for confirmation')
+  .action(async (user: string, options: { yes?: boolean }) =>
+    (await import('./data.ts')).usersDeleteCommand(loadConfigOrExit(), user, options),
+  );
+
+program
   .command('security')
   .description('security checks of this installation')
   .command('audit')

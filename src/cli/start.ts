@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { dataRoutes } from '../backup/index.ts';
 import { channelApiRoutes, pendingPairings, webhookRoutes } from '../channels/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts';
@@ -99,6 +100,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get(), rateLimit }),
   );
   api.route('/', dashboardApiRoutes(database));
+  api.route('/', dataRoutes({ database, dataDir: initial.dataDir, skillsDir: initial.skillsDir, logger }));
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
     database,

@@ -211,6 +211,16 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     description: 'private host:port entries web.fetch may reach (comma-separated)',
   },
   {
+    name: 'STEWARD_BACKUP_SCHEDULE',
+    key: 'backup.schedule',
+    description: 'cron of scheduled backups into <data dir>/backups (e.g. "0 3 * * *")',
+  },
+  {
+    name: 'STEWARD_BACKUP_KEEP',
+    key: 'backup.keep',
+    description: 'how many backups <data dir>/backups keeps',
+  },
+  {
     name: 'STEWARD_SSRF_ALLOW',
     key: 'security.ssrf_allow',
     description: 'private hosts or CIDR ranges the model may make Steward fetch (comma-separated)',

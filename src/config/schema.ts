@@ -276,6 +276,16 @@ export const workflowsSchema = z
     reminder_lead_minutes: z.number().int().min(0).max(10_080).default(0),
   })
   .strict();
+/** Backups into `<data dir>/backups`: on a schedule, and before every upgrade's migrations. */
+export const backupSchema = z
+  .object({
+    /** Cron (five fields, the server's time zone) of scheduled backups; unset: none. */
+    schedule: z.string().trim().min(1, 'must be a cron expression such as "0 3 * * *"').optional(),
+    /** How many backups `<data dir>/backups` keeps, scheduled and pre-upgrade alike (older ones are removed). */
+    keep: z.coerce.number().int().min(1).max(1000).default(7),
+  })
+  .strict();
+
 /** Voice notes in, spoken replies out (ElevenLabs), and the limits on audio. */
 export const voiceSchema = z
   .object({
@@ -436,6 +446,7 @@ export const configSchema = z
     workflows: workflowsSchema.default(workflowsSchema.parse({})),
     voice: voiceSchema.default(voiceSchema.parse({})),
     web: webSchema.default(webSchema.parse({})),
+    backup: backupSchema.default(backupSchema.parse({})),
     mcp_servers: z
       .array(mcpServerSchema)
       .default([])

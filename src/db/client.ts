@@ -15,6 +15,9 @@ export type Queryable = {
   query<T extends Row = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
 };
 
+/** A transaction's connection: queries, and multi-statement SQL (migrations) on that same connection. */
+export type Transaction = Queryable & { exec(text: string): Promise<void> };
+
 /**
  * One PostgreSQL database, embedded (PGlite) or a server (node-postgres). Code above this
  * file never asks which, except to know whether vectors are available.
@@ -28,7 +31,7 @@ export type Database = Queryable & {
   /** Runs multi-statement SQL (migrations). */
   exec(text: string): Promise<void>;
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
    * Runs `fn` while holding the session-level advisory lock for `key`, so that several
    * processes on one database never run it concurrently for the same key.
@@ -122,8 +125,13 @@ export async function openPglite(
     transaction: (fn) =>
       serialized(() =>
         // PGlite's transaction holds its transaction lock and skips the file-system sync per statement.
-        client.transaction(() =>
-          fn({ query: (text, params = []) => run(text, params, { inTransaction: true }) }),
+        client.transaction((tx) =>
+          fn({
+            query: (text, params = []) => run(text, params, { inTransaction: true }),
+            exec: async (text) => {
+              await tx.exec(text);
+            },
+          }),
         ),
       ),
     // One connection means one process: the in-process queue is the lock.
@@ -216,6 +224,9 @@ export async function openPostgres(
         await client.query('BEGIN');
         const result = await fn({
           query: async (text, params = []) => (await client.query(text, params as unknown[])).rows,
+          exec: async (text) => {
+            await client.query(text);
+          },
         });
         await client.query('COMMIT');
         return result;

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import { type Database, openPglite, openPostgres } from './client.ts';
 import { acquireDataDirLock, type DataDirLock } from './lock.ts';
-import { migrate } from './migrate.ts';
+import { type MigrateOptions, migrate } from './migrate.ts';
 
 export {
   type Database,
@@ -10,9 +10,20 @@ export {
   type Queryable,
   type Row,
   serverVersion,
+  type Transaction,
 } from './client.ts';
 export { acquireDataDirLock, type DataDirLock, type LockOwner, readLockOwner } from './lock.ts';
-export { listMigrations, MIGRATIONS_DIR, migrate, pendingMigrations } from './migrate.ts';
+export {
+  appliedMigrations,
+  listMigrations,
+  MIGRATIONS_DIR,
+  type MigrateOptions,
+  type Migration,
+  type MigrationSession,
+  migrate,
+  pendingMigrations,
+  replayMigrations,
+} from './migrate.ts';
 
 export type OpenedDatabase = { database: Database; lock: DataDirLock | null };
 
@@ -29,11 +40,12 @@ export function connectionBudget(total: number): { max: number; lockConnections:
 
 /**
  * Opens the configured database: the server at DATABASE_URL, or PGlite in `<data dir>/db`
- * after taking the data dir's lock. Applies pending migrations unless `migrate: false`.
+ * after taking the data dir's lock. Applies pending migrations unless `migrate: false`
+ * (`beforeMigrate` runs first when some are pending: the backup an upgrade can be undone with).
  */
 export async function openDatabase(
   config: Pick<ResolvedConfig, 'database_url' | 'dataDir'> & { database_max_connections?: number },
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; beforeMigrate?: (database: Database) => MigrateOptions['beforeApply'] } = {},
 ): Promise<OpenedDatabase> {
   let lock: DataDirLock | null = null;
   let database: Database;
@@ -53,7 +65,8 @@ export async function openDatabase(
   }
   if (options.migrate !== false) {
     try {
-      await migrate(database);
+      const beforeApply = options.beforeMigrate?.(database);
+      await migrate(database, undefined, beforeApply ? { beforeApply } : {});
     } catch (error) {
       await database.close().catch(() => undefined);
       lock?.release();

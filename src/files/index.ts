@@ -44,7 +44,8 @@ export {
   SKILLS_INDEX_JOB,
 } from './index-jobs.ts';
 export { type JournalEntry, operationHistory, usersWithPendingOperations } from './journal.ts';
-export { LocalVault, type LocalVaultOptions } from './local-vault.ts';
+export { LocalVault, type LocalVaultOptions, withVaultLock } from './local-vault.ts';
+export { userVaultDir } from './user-vault-dir.ts';
 export { sha256, VaultFs } from './vault-fs.ts';
 export { ARCHIVE_DIR, normalizeUserPath, STAGING_DIR } from './vault-path.ts';
 export { type VaultWatcher, watchVaults } from './vault-watcher.ts';

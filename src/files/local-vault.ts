@@ -21,6 +21,7 @@ import {
 import { finishOperation, type JournalEntry, pendingOperations, recordOperation } from './journal.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 import { recoverLocalOperation } from './local-vault-recovery.ts';
+import { userVaultDir } from './user-vault-dir.ts';
 import { sha256, VaultFs } from './vault-fs.ts';
 import { baseName, isWithin, parentOf, STAGING_DIR, versionFileName } from './vault-path.ts';
 
@@ -35,6 +36,21 @@ export type LocalVaultOptions = {
 
 // Every vault of the process shares one queue per user: two skill calls never interleave steps.
 const vaultQueues = new KeyedMutex();
+
+/**
+ * Runs `fn` while no operation runs on `userId`'s local vault, in this process and (on a server
+ * database) in every process: what `fn` reads of the vault is never half an operation.
+ */
+export function withVaultLock<T>(
+  database: Database,
+  filesDir: string,
+  userId: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return vaultQueues.run(userVaultDir(filesDir, userId), () =>
+    database.withAdvisoryLock(`files:${userId}`, fn),
+  );
+}
 
 /**
  * The embedded FileStore: a folder per user, `<data dir>/files/<user id>/`, with each
@@ -52,7 +68,7 @@ export class LocalVault implements FileStore {
 
   constructor(options: LocalVaultOptions) {
     this.userId = options.userId;
-    this.fs = new VaultFs(path.join(options.filesDir, options.userId));
+    this.fs = new VaultFs(userVaultDir(options.filesDir, options.userId));
     this.#database = options.database;
     this.#onStep = options.onStep ?? (() => undefined);
     this.#randomId = options.randomId ?? (() => randomUUID());
