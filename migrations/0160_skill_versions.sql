@@ -3,7 +3,8 @@
 -- forever. Versions of one owner's skill count from 1; a rollback is a new version holding an
 -- older one's page, so the history only grows.
 CREATE TABLE skill_versions (
-  owner text NOT NULL,
+  -- The skill's owner: the user whose data the history is (export and forget cover it).
+  user_id text NOT NULL,
   name text NOT NULL,
   version integer NOT NULL CHECK (version >= 1),
   change text NOT NULL CHECK (change IN ('write', 'update', 'retire', 'rollback', 'outside_edit')),
@@ -16,6 +17,6 @@ CREATE TABLE skill_versions (
   diff text NOT NULL,
   turn_id text,
   created_at timestamptz NOT NULL,
-  PRIMARY KEY (owner, name, version)
+  PRIMARY KEY (user_id, name, version)
 );
 CREATE INDEX skill_versions_name_idx ON skill_versions (name);

@@ -24,7 +24,7 @@ export type SkillVersion = {
 };
 
 type Row = {
-  owner: string;
+  user_id: string;
   name: string;
   version: number;
   change: SkillChange;
@@ -36,11 +36,11 @@ type Row = {
   created_at: Date;
 };
 
-const COLUMNS = 'owner, name, version, change, author, reason, content, diff, turn_id, created_at';
+const COLUMNS = 'user_id, name, version, change, author, reason, content, diff, turn_id, created_at';
 
 function fromRow(row: Row): SkillVersion {
   return {
-    owner: row.owner,
+    owner: row.user_id,
     name: row.name,
     version: row.version,
     change: row.change,
@@ -69,7 +69,7 @@ export async function appendVersion(
   const rows = await tx.query<Row>(
     `INSERT INTO skill_versions (${COLUMNS})
      SELECT $1, $2, COALESCE(max(version), 0) + 1, $3, $4, $5, $6, $7, $8, $9
-     FROM skill_versions WHERE owner = $1 AND name = $2
+     FROM skill_versions WHERE user_id = $1 AND name = $2
      RETURNING ${COLUMNS}`,
     [
       entry.owner,
@@ -89,7 +89,7 @@ export async function appendVersion(
 /** Every version of `owner`'s `name`, oldest first. */
 export async function versionsOf(db: Queryable, owner: string, name: string): Promise<SkillVersion[]> {
   const rows = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM skill_versions WHERE owner = $1 AND name = $2 ORDER BY version`,
+    `SELECT ${COLUMNS} FROM skill_versions WHERE user_id = $1 AND name = $2 ORDER BY version`,
     [owner, name],
   );
   return rows.map(fromRow);
@@ -102,7 +102,7 @@ export async function latestVersion(
   name: string,
 ): Promise<SkillVersion | null> {
   const rows = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM skill_versions WHERE owner = $1 AND name = $2 ORDER BY version DESC LIMIT 1`,
+    `SELECT ${COLUMNS} FROM skill_versions WHERE user_id = $1 AND name = $2 ORDER BY version DESC LIMIT 1`,
     [owner, name],
   );
   return rows[0] ? fromRow(rows[0]) : null;
@@ -111,9 +111,9 @@ export async function latestVersion(
 /** The newest version of every learned skill (of one owner, or of everyone), by owner and name. */
 export async function latestVersions(db: Queryable, owner?: string): Promise<SkillVersion[]> {
   const rows = await db.query<Row>(
-    `SELECT DISTINCT ON (owner, name) ${COLUMNS} FROM skill_versions
-     WHERE $1::text IS NULL OR owner = $1
-     ORDER BY owner, name, version DESC`,
+    `SELECT DISTINCT ON (user_id, name) ${COLUMNS} FROM skill_versions
+     WHERE $1::text IS NULL OR user_id = $1
+     ORDER BY user_id, name, version DESC`,
     [owner ?? null],
   );
   return rows.map(fromRow);
@@ -121,9 +121,9 @@ export async function latestVersions(db: Queryable, owner?: string): Promise<Ski
 
 /** Who has a history for `name`, sorted. */
 export async function ownersOf(db: Queryable, name: string): Promise<string[]> {
-  const rows = await db.query<{ owner: string }>(
-    'SELECT DISTINCT owner FROM skill_versions WHERE name = $1 ORDER BY owner',
+  const rows = await db.query<{ user_id: string }>(
+    'SELECT DISTINCT user_id FROM skill_versions WHERE name = $1 ORDER BY user_id',
     [name],
   );
-  return rows.map((row) => row.owner);
+  return rows.map((row) => row.user_id);
 }
