@@ -6,11 +6,12 @@ import { orchestratorSystemPrompt } from '../src/agents/prompts.ts';
 import type { ChannelMode } from '../src/config/index.ts';
 import { BUILTIN_SKILLS_DIR } from '../src/runtime.ts';
 import { builtinHandlers } from '../src/skills/handlers/index.ts';
-import { loadSkillRoots } from '../src/skills/registry/index.ts';
+import { loadSkillRoots, skillsVisibleTo } from '../src/skills/registry/index.ts';
+import type { SkillSnapshot } from '../src/skills/types.ts';
 import { backends } from '../test/support/db.ts';
 import { type FakeLlm, startFakeLlm } from '../test/support/fake-llm.ts';
 import { ROLE_MODELS, startTestSteward } from '../test/support/steward.ts';
-import { writeSyntheticSkills } from '../test/support/synthetic-skills.ts';
+import { writeLearnedSkills, writeSyntheticSkills } from '../test/support/synthetic-skills.ts';
 import { baselineVersion } from './baseline.ts';
 import { type Bench, type BenchSection, ms, percentile, useBenchDatabase } from './lib.ts';
 
@@ -23,11 +24,8 @@ function prefixSection(): BenchSection {
     { label: '+50 synthetic (5 domains)', extra: writeSyntheticSkills(50, 5) },
     { label: '+500 synthetic (10 domains)', extra: writeSyntheticSkills(500, 10) },
   ];
-  const rows = sets.map(({ label, extra }) => {
-    const snapshot = loadSkillRoots([
-      { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
-      ...(extra ? [{ dir: extra, source: 'user' as const }] : []),
-    ]);
+  const learned = writeLearnedSkills(200, 'alice');
+  const row = (label: string, snapshot: SkillSnapshot) => {
     const cells = MODES.map((mode) => {
       const tools =
         mode === 'direct'
@@ -36,7 +34,28 @@ function prefixSection(): BenchSection {
       return prefixTokens(orchestratorSystemPrompt(mode, snapshot), tools);
     });
     return [label, snapshot.skills.size, ...cells];
-  });
+  };
+  const rows = sets.map(({ label, extra }) =>
+    row(
+      label,
+      loadSkillRoots([
+        { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
+        ...(extra ? [{ dir: extra, source: 'user' as const }] : []),
+      ]),
+    ),
+  );
+  // Learned skills belong to one user: the prefix as their owner sees it, and as anyone else does.
+  const withLearned = loadSkillRoots([
+    { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
+    { dir: learned.dir, source: 'user' },
+  ]);
+  rows.push(
+    row(
+      `+200 learned, their owner (${learned.newDomains.length} new + 3 built-in domains)`,
+      skillsVisibleTo(withLearned, 'alice'),
+    ),
+    row('+200 learned, any other user', skillsVisibleTo(withLearned, 'bob')),
+  );
   return {
     title: 'Orchestrator prompt prefix (system + tools), tokens',
     description:
@@ -46,6 +65,7 @@ function prefixSection(): BenchSection {
     notes: [
       'For comparison: OpenClaw 2026.9.6 sends 9,058 system-prompt tokens plus 2,112 tool tokens with every request (from the issue).',
       'direct mode gives every skill its own JSON tool: the N-tool baseline the seeds argue against.',
+      'Learned skills (skills.write) reach the prompt only as domain lines: one per new domain, none for skills in an existing domain, none for other users.',
     ],
   };
 }

@@ -183,6 +183,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       skillsDir: initial.skillsDir,
       builtinDir: BUILTIN_SKILLS_DIR,
       skills: () => skills.snapshot(),
+      reload: () => void skills.load(),
     },
   };
   const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });

@@ -3,8 +3,8 @@ import { prefixTokens } from '../src/agents/context-builder.ts';
 import { orchestratorTools } from '../src/agents/orchestrator-tools.ts';
 import { orchestratorSystemPrompt } from '../src/agents/prompts.ts';
 import { BUILTIN_SKILLS_DIR } from '../src/runtime.ts';
-import { loadSkillRoots } from '../src/skills/registry/index.ts';
-import { writeSyntheticSkills } from './support/synthetic-skills.ts';
+import { loadSkillRoots, skillsVisibleTo } from '../src/skills/registry/index.ts';
+import { writeLearnedSkills, writeSyntheticSkills } from './support/synthetic-skills.ts';
 
 const builtin = () => loadSkillRoots([{ dir: BUILTIN_SKILLS_DIR, source: 'builtin' }]);
 
@@ -30,6 +30,32 @@ describe('orchestrator prompt prefix', () => {
     const grown = multiAgentPrefix(snapshot).tokens;
     expect(grown).toBeGreaterThan(base);
     expect(grown - base).toBeLessThan(200);
+  });
+
+  it('grows by at most one line per new domain with 200 learned skills, and not at all for other users', () => {
+    const base = multiAgentPrefix(builtin());
+    const learned = writeLearnedSkills(200, 'alice');
+    const snapshot = loadSkillRoots([
+      { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
+      { dir: learned.dir, source: 'user' },
+    ]);
+    expect(snapshot.diagnostics).toEqual([]);
+    expect([...snapshot.skills.values()].filter((skill) => skill.owner === 'alice')).toHaveLength(200);
+    const owner = multiAgentPrefix(skillsVisibleTo(snapshot, 'alice'));
+    const baseLines = base.system.split('\n');
+    const ownerLines = owner.system.split('\n');
+    // Every line of the prefix stays as it was (built-in domains keep their own index line)…
+    for (const line of baseLines) expect(ownerLines).toContain(line);
+    // …and each new domain adds one line, however many skills it holds.
+    const added = ownerLines.filter((line) => !baseLines.includes(line));
+    expect(added).toHaveLength(learned.newDomains.length);
+    for (const domain of learned.newDomains)
+      expect(added.filter((line) => line.startsWith(`- ${domain}:`))).toHaveLength(1);
+    expect(JSON.stringify(owner.tools)).toBe(JSON.stringify(base.tools));
+    // A generated domain line names at most 6 of its skills: bounded, whatever the count.
+    expect(owner.tokens - base.tokens).toBeLessThanOrEqual(40 * learned.newDomains.length);
+    // Another user's prompt is byte for byte the one without them.
+    expect(multiAgentPrefix(skillsVisibleTo(snapshot, 'bob')).system).toBe(base.system);
   });
 
   it('holds no timestamp or id and is the same for the same skill set', () => {

@@ -37,6 +37,7 @@ const OWNERS: Record<string, string> = {
   skill_executions: 'skills',
   skill_circuit_breakers: 'skills',
   sentinel_decisions: 'skills',
+  skill_versions: 'skills',
   llm_calls: 'llm',
   integration_accounts: 'integrations',
   calendar_events: 'integrations',

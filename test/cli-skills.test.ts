@@ -32,14 +32,16 @@ describe.concurrent('steward skills', { timeout: 90_000 }, () => {
     const listed = await steward('skills', 'list');
     expect(listed.code, listed.stderr).toBe(0);
     const [header, ...rows] = listed.stdout.trim().split('\n');
-    expect(header).toMatch(/^NAME\s+ACCESS\s+SOURCE\s+DESCRIPTION$/);
+    expect(header).toMatch(/^NAME\s+ACCESS\s+SOURCE\s+RUNS\s+FAILED\s+LAST USED\s+DESCRIPTION$/);
     // Other domains may ship built-in skills too; this checks the tasks domain.
     const columns = rows.map((row) => row.split(/\s{2,}/)).filter(([name]) => name?.startsWith('tasks.'));
     expect(columns.map(([name, access, source]) => [name, access, source])).toEqual(
       Object.entries(TASK_SKILLS).map(([name, access]) => [name, access, 'builtin']),
     );
     const create = columns.find(([name]) => name === 'tasks.create');
-    expect(create?.[3]).toMatch(/^Create a task/);
+    // No database yet: nothing has run.
+    expect(create?.slice(3, 6)).toEqual(['0', '0', 'never']);
+    expect(create?.[6]).toMatch(/^Create a task/);
   });
 
   it('lists them as JSON', async () => {

@@ -104,9 +104,11 @@ describe('user skills as they break', () => {
 
     const list = await runCli(['skills', 'list'], { env });
     expect(list.stdout).toMatch(
-      new RegExp(`notes\\.broken +invalid +user +invalid: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      new RegExp(
+        `notes\\.broken +invalid +user +- +- +- +invalid: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+      ),
     );
-    expect(list.stdout).toMatch(/notes\.weekly +read-only +user +Weekly review/);
+    expect(list.stdout).toMatch(/notes\.weekly +read-only +user +0 +0 +never +Weekly review/);
     const listed = JSON.parse((await runCli(['skills', 'list', '--json'], { env })).stdout) as Array<{
       name: string;
       invalid?: string;

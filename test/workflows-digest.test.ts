@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { learnedSkillsFor } from '../src/skills/index.ts';
 import { backends } from './support/db.ts';
 import { type FakeImap, startFakeImap } from './support/fake-imap.ts';
 import { type FakeLlm, type FakeRequest, startFakeLlm } from './support/fake-llm.ts';
@@ -6,6 +7,8 @@ import { startFakeSmtp } from './support/fake-smtp.ts';
 import { ROLE_MODELS, startTestSteward, type TestSteward } from './support/steward.ts';
 
 const shown = (request: FakeRequest) => JSON.stringify(request.body.messages);
+const BRIEFING =
+  'Email: Bob, Invoice 42. Calendar: 10:00 Standup. Tasks: Pay invoice 42 (due today). Skills to review: garden.old_routine, never used in 90 days: keep, fix or retire it?';
 const runCommand = (command: string) => ({ toolCalls: [{ name: 'run', arguments: { command } }] });
 
 let fake: FakeLlm;
@@ -74,6 +77,27 @@ for (const backend of backends()) {
         (await run(`calendar.create --title "Standup" --start ${today}T10:00 --duration 15`)).status,
       ).toBe('ok');
       expect((await run('tasks.create --title "Pay invoice 42" --due today')).status).toBe('ok');
+      // Two learned skills: one untouched for 90 days (listed for review), one fresh (not listed).
+      const learned = learnedSkillsFor(steward.runtime.services)!;
+      for (const [name, daysAgo] of [
+        ['garden.old_routine', 90],
+        ['garden.watering', 1],
+      ] as const) {
+        const written = await learned.write(
+          {
+            userId: 'local',
+            author: 'steward',
+            turnId: null,
+            at: new Date(Date.now() - daysAgo * 86_400_000),
+          },
+          {
+            name,
+            description: `The ${name} routine`,
+            body: `## Usage\n\n${name}\n\n## Behavior\n\n1. List the garden tasks with tasks.search --query garden.`,
+          },
+        );
+        expect(written.ok, JSON.stringify(written)).toBe(true);
+      }
 
       fake.enqueue(
         {
@@ -95,8 +119,18 @@ for (const backend of backends()) {
           expect: (request) => expect(shown(request)).toContain('Standup'),
         },
         {
-          text: 'Email: Bob, Invoice 42. Calendar: 10:00 Standup. Tasks: Pay invoice 42 (due today).',
+          ...runCommand('skills.list --review'),
           expect: (request) => expect(shown(request)).toContain('Pay invoice 42'),
+        },
+        {
+          text: BRIEFING,
+          expect: (request) => {
+            // The curation listing: the learned skill nobody ran for 90 days, and why.
+            expect(shown(request)).toContain('Learned skills to review (1)');
+            expect(shown(request)).toContain('garden.old_routine (version 1)');
+            expect(shown(request)).toContain('never used in 90 days');
+            expect(shown(request)).not.toContain('garden.watering');
+          },
         },
       );
       const result = await steward.runtime.workflows.runNow('daily_digest');
@@ -107,9 +141,9 @@ for (const backend of backends()) {
       const notes = await steward.db.database.query<{ content: string }>(
         `SELECT content FROM messages WHERE user_id = 'local' AND role = 'assistant' AND turn_id IS NULL ORDER BY id`,
       );
-      expect(notes.at(-1)?.content).toBe(
-        'Email: Bob, Invoice 42. Calendar: 10:00 Standup. Tasks: Pay invoice 42 (due today).',
-      );
+      expect(notes.at(-1)?.content).toBe(BRIEFING);
+      // Reviewing is only listing: the stale skill is still there, unchanged.
+      expect(steward.runtime.skills.snapshot().skills.has('garden.old_routine')).toBe(true);
     });
   });
 }

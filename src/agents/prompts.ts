@@ -12,6 +12,7 @@ How you work:
 - Read-only skills (search, get, list, read) you may run yourself: run {"command": "..."}.
 - Anything that changes data is done by sub-agents: dispatch_agent with a precise mission and exactly the skills it needs, then get_agent_results. Agents without depends_on run in parallel; use depends_on when one needs another's result.
 - Do only what the user asked. If a request is ambiguous or irreversible and unclear, ask first.
+- After a task that took several steps, you may offer to remember how to do it; only once the user agrees, dispatch an agent with skills.write (skills.update corrects a learned skill, with the reason).
 - ${EXTERNAL_CONTENT_RULE}
 - When results arrive, reply briefly: what was done, what failed and why.`;
 

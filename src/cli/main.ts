@@ -6,6 +6,7 @@ import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } fr
 import type { ConnectOptions } from './connect.ts';
 import type { LogsOptions } from './logs.ts';
 import type { SchedulesOptions } from './schedules.ts';
+import type { SkillsHistoryOptions, SkillsRollbackOptions } from './skills.ts';
 import type { SkillsImportOptions } from './skills-import.ts';
 import type { UsageOptions } from './usage.ts';
 
@@ -192,11 +193,13 @@ tokens
   .argument('<id>', 'the token id (tok_…) from steward tokens list')
   .action(async (id: string) => (await import('./tokens.ts')).tokensRevoke(loadConfigOrExit(), id));
 
-const skills = program.command('skills').description('list, show, validate and create skill files');
+const skills = program
+  .command('skills')
+  .description('list, show, validate and create skill files; history and rollback of learned skills');
 skills
   .command('list')
-  .description('every loaded skill: name, access, source, description')
-  .option('--json', 'print JSON')
+  .description('every loaded skill: name, access, source, runs, failures, last use, description')
+  .option('--json', 'print [{name, description, readonly, source, owner, runs, failures, last_used}]')
   .action(async (options: { json?: boolean }) =>
     (await import('./skills.ts')).skillsList(loadConfigOrExit(), options),
   );
@@ -211,6 +214,26 @@ skills
   .argument('[dir]', 'a skills root (default: the built-in and user roots)')
   .action(async (dir: string | undefined) =>
     (await import('./skills.ts')).skillsValidate(loadConfigOrExit(), dir),
+  );
+skills
+  .command('history')
+  .description('every version of a learned skill: when, who, why (and the diffs with --diff)')
+  .argument('<name>', 'the learned skill, e.g. travel.plan_trip')
+  .option('--user <id>', 'whose skill (default: the one user who has it)')
+  .option('--json', 'print [{version, at, author, reason}]')
+  .option('--diff', "show each version's changes")
+  .action(async (name: string, options: SkillsHistoryOptions) =>
+    (await import('./skills.ts')).skillsHistory(loadConfigOrExit(), name, options),
+  );
+skills
+  .command('rollback')
+  .description('write an earlier version of a learned skill back as a new version (restores a retired one)')
+  .argument('<name>', 'the learned skill, e.g. travel.plan_trip')
+  .requiredOption('--to <version>', 'the version to go back to (see steward skills history)')
+  .option('--user <id>', 'whose skill (default: the one user who has it)')
+  .option('--reason <text>', 'why, kept in the history')
+  .action(async (name: string, options: SkillsRollbackOptions) =>
+    (await import('./skills.ts')).skillsRollback(loadConfigOrExit(), name, options),
   );
 skills
   .command('new')

@@ -22,6 +22,7 @@ import {
   usageRoutes,
   voiceRoutes,
 } from '../server/index.ts';
+import { learnedSkillsFor, skillApiRoutes } from '../skills/index.ts';
 import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
 import { scheduleApiRoutes } from '../workflows/index.ts';
 
@@ -83,6 +84,16 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   api.route('/', channelApiRoutes(runtime.channels));
   api.route('/', usageRoutes({ database }));
   api.route('/', scheduleApiRoutes(runtime.workflows));
+  const learned = learnedSkillsFor(runtime.services);
+  if (learned)
+    api.route(
+      '/',
+      skillApiRoutes({
+        learned,
+        skills: () => runtime.skills.snapshot(),
+        hasHandler: (handler) => runtime.handlers.has(handler),
+      }),
+    );
   api.route('/', tokenRoutes(database));
   api.route(
     '/',
@@ -123,6 +134,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
           pending: () => pendingPairings(database, runtime.channels.now()),
         },
         schedules: runtime.workflows,
+        ...(learned ? { learned } : {}),
         rateLimit,
       }),
     ],

@@ -44,6 +44,25 @@ export { builtinHandlers } from './handlers/index.ts';
 export { type AgentSkillPlan, type BundledFile, readAgentSkills } from './import/agent-skills.ts';
 export type { ImportRisk } from './import/import-risks.ts';
 export { decideImport, type ImportDecision, writeImportedSkill } from './import/write-agent-skills.ts';
+export {
+  type LearnedActor,
+  type LearnedChange,
+  LearnedSkills,
+  type LearnedSkillView,
+  learnedSkillsFor,
+  REVIEW_MIN_FAILURES,
+  REVIEW_UNUSED_DAYS,
+  renderLearnedPage,
+  type SkillChange,
+  type SkillUse,
+  type SkillVersion,
+  STEWARD_AUTHOR,
+  skillApiRoutes,
+  skillOwners,
+  skillUse,
+  templateSkills,
+  versionView,
+} from './learned/index.ts';
 export { extractCommands, formatCommand, parseCommand } from './protocol/index.ts';
 export {
   type CronSchedule,

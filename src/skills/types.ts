@@ -48,6 +48,9 @@ export type SkillDefinition = {
   tags: string[];
   author?: string;
   created?: string;
+  /** A learned skill (skills.write): the turn it was learned in, and when (ISO time). */
+  learnedFrom?: string;
+  learnedAt?: string;
   /** The markdown body: the help page, served as is. */
   body: string;
   /** The first line of the body's `## Usage` section (or `<name> [flags]`). */
@@ -115,8 +118,12 @@ export type SkillServices = {
    * Fetches a URL the model supplied through the SSRF guard: no loopback, private or link-local
    * target unless `security.ssrf_allow` opens it. Rejects with a message saying why.
    */
-  /** Where workflow.build writes workflow pages, and the skills it checks their steps against. */
-  workflows?: { skillsDir: string; builtinDir: string; skills: () => SkillSnapshot };
+  /**
+   * Where workflow.build and skills.write write their pages (the user skills directory), the
+   * built-in directory whose names they never take, and the skills they check pages against.
+   * `reload` makes a written page live at once (without it, the watcher does).
+   */
+  workflows?: { skillsDir: string; builtinDir: string; skills: () => SkillSnapshot; reload?: () => void };
   fetchUrl?: (
     url: string,
     init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { renderLearnedPage } from '../../src/skills/index.ts';
 
 const DOMAIN_WORDS = [
   'crm',
@@ -59,4 +60,57 @@ export function writeSyntheticSkills(count: number, domains: number): string {
     }
   }
   return dir;
+}
+
+const LEARNED_DOMAINS = ['travel', 'garden', 'music', 'budget', 'home'];
+/** Built-in domains learned skills also land in (their index is hand-written: no new line). */
+const BUILTIN_DOMAINS = ['tasks', 'email', 'calendar'];
+
+/**
+ * Writes `count` learned skills of `owner` (pages as skills.write writes them) into a fresh temp
+ * dir and returns it with the new domains they introduce: spread over 5 new domains and 3
+ * built-in ones. Deterministic for a given count.
+ */
+export function writeLearnedSkills(count: number, owner: string): { dir: string; newDomains: string[] } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-learned-'));
+  const domains = [...LEARNED_DOMAINS, ...BUILTIN_DOMAINS];
+  for (let index = 0; index < count; index++) {
+    const domain = domains[index % domains.length]!;
+    const action = `routine_${index}`;
+    const name = `${domain}.${action}`;
+    const body = [
+      `# ${name}`,
+      '',
+      `The ${action.replace('_', ' ')} procedure for ${domain}, as the user taught it.`,
+      '',
+      '## Usage',
+      '',
+      `${name} [--when <date>]`,
+      '',
+      '## Flags',
+      '',
+      '--when  The day to do it for (default today)',
+      '',
+      '## Behavior',
+      '',
+      '1. Look up what is open with tasks.search --status todo.',
+      '2. Do the steps the user described, one skill at a time.',
+    ].join('\n');
+    mkdirSync(path.join(dir, domain), { recursive: true });
+    writeFileSync(
+      path.join(dir, domain, `${action}.md`),
+      renderLearnedPage(
+        {
+          name,
+          description: `${action.replace('_', ' ')} for ${domain}, learned from the user`,
+          owner,
+          author: 'steward',
+          learnedFrom: `turn-${index}`,
+          learnedAt: '2026-11-27T10:00:00.000Z',
+        },
+        body,
+      ),
+    );
+  }
+  return { dir, newDomains: LEARNED_DOMAINS.slice(0, Math.min(count, LEARNED_DOMAINS.length)) };
 }

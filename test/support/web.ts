@@ -5,6 +5,7 @@ import { pendingPairings } from '../../src/channels/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { InboundRateLimiter } from '../../src/security/index.ts';
 import { createServerApp } from '../../src/server/index.ts';
+import { learnedSkillsFor } from '../../src/skills/index.ts';
 import { webRoutes } from '../../src/web/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
@@ -47,6 +48,7 @@ export async function startWebSteward(
           pending: () => pendingPairings(runtime.database, runtime.channels.now()),
         },
         schedules: runtime.workflows,
+        learned: learnedSkillsFor(runtime.services) ?? undefined,
         rateLimit: new InboundRateLimiter(runtime.database, () => runtime.config.get().limits),
       }),
     ],

@@ -5,6 +5,7 @@ import { emailHandlers } from './email/index.ts';
 import { fileHandlers } from './files/index.ts';
 import { memoryHandlers } from './memory/index.ts';
 import { profileHandlers } from './profile/index.ts';
+import { skillHandlers } from './skills/index.ts';
 import { taskHandlers } from './tasks/index.ts';
 import { webHandlers } from './web/index.ts';
 import { workflowHandlers } from './workflow/build.ts';
@@ -21,6 +22,7 @@ export function builtinHandlers(): Map<string, SkillHandler> {
     ...crmHandlers,
     ...fileHandlers,
     ...workflowHandlers,
+    ...skillHandlers,
     ...webHandlers,
   ]) {
     if (handlers.has(handler.name)) throw new Error(`two handlers named ${handler.name}`);

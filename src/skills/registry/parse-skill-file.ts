@@ -19,6 +19,8 @@ const SKILL_KEYS = [
   'created',
   'owner',
   'catch_up',
+  'learned_from',
+  'learned_at',
 ];
 const INDEX_KEYS = ['domain', 'description'];
 
@@ -87,6 +89,8 @@ export function parseSkillFile(input: SkillFileInput): {
   const tags = fields.stringList('tags') ?? [];
   const author = fields.string('author');
   const created = fields.string('created');
+  const learnedFrom = fields.string('learned_from');
+  const learnedAt = fields.string('learned_at');
 
   const diagnostics = toDiagnostics(input.path, errors, warnings);
   if (errors.length > 0 || description === undefined) return { skill: null, diagnostics };
@@ -113,6 +117,8 @@ export function parseSkillFile(input: SkillFileInput): {
   if (timeout !== undefined) skill.timeoutMs = Math.round(timeout * 1000);
   if (author !== undefined) skill.author = author;
   if (created !== undefined) skill.created = created;
+  if (learnedFrom !== undefined) skill.learnedFrom = learnedFrom;
+  if (learnedAt !== undefined) skill.learnedAt = learnedAt;
   return { skill: Object.freeze(skill), diagnostics };
 }
 

@@ -26,6 +26,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     '/turns',
     '/turns/*',
     '/skills',
+    '/skills/*',
     '/tasks',
     '/memories',
     '/memories/*',

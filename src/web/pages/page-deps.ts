@@ -2,7 +2,7 @@ import type { TurnEngine, TurnHub } from '../../agents/index.ts';
 import type { ChannelStatus, PairingApproval, PairingRequest } from '../../channels/index.ts';
 import type { Database } from '../../db/index.ts';
 import type { InboundRateLimiter } from '../../security/index.ts';
-import type { SkillSnapshot } from '../../skills/index.ts';
+import type { LearnedSkills, SkillSnapshot } from '../../skills/index.ts';
 import type { ScheduleView } from '../../workflows/index.ts';
 import type { WebSession } from '../sessions.ts';
 
@@ -22,6 +22,8 @@ export type PageDeps = {
     list(userId?: string): Promise<ScheduleRow[]>;
     runNow(name: string, userId?: string): Promise<unknown>;
   };
+  /** Learned skills: their history and rollback on the Skills page (absent: not shown). */
+  learned?: LearnedSkills;
   /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
   rateLimit?: Pick<InboundRateLimiter, 'check'>;
   now?: () => Date;
