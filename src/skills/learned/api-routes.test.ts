@@ -142,6 +142,7 @@ describeEachBackend('skills API', (db) => {
           skill,
           command: skill,
           flags: {},
+          receipt: null,
         },
         at,
         { status, result: null, error: null, durationMs: 1 },

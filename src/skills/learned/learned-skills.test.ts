@@ -254,6 +254,7 @@ describeEachBackend('learned skills', (db) => {
             skill,
             command: skill,
             flags: {},
+            receipt: null,
           },
           at,
           { status, result: null, error: null, durationMs: 1 },
