@@ -39,7 +39,7 @@ describe('markdown', () => {
       `**bold** and ${XSS}\n\n- one\n- [link](https://example.org/a?b=1)\n\n\`<b>\``,
     );
     expect(out).toContain('<strong>bold</strong>');
-    expect(out).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;');
+    expect(out).toMatch(/&lt;script&gt;alert\(("|&quot;)pwned("|&quot;)\)&lt;\/script&gt;/);
     expect(out).not.toContain('<script');
     expect(out).toContain('<li><a href="https://example.org/a?b=1" rel="noopener noreferrer">link</a></li>');
     expect(out).toContain('<code>&lt;b&gt;</code>');

@@ -1,3 +1,5 @@
+import { Lexer, type Token, type Tokens } from 'marked';
+
 /** How one channel writes each piece of markdown. Text reaches `escape` exactly once. */
 export type MarkdownRenderer = {
   escape(text: string): string;
@@ -9,99 +11,161 @@ export type MarkdownRenderer = {
   link(label: string, url: string): string;
   heading(inner: string): string;
   bullet: string;
+  /** A quoted block's rendered lines; without it, each line is shown after an escaped `> `. */
+  quote?(inner: string): string;
 };
 
-const PLACEHOLDER = (index: number) => `\u0000${index}\u0000`;
-const BOLD = ['\u0001', '\u0002'] as const;
-const ITALIC = ['\u0003', '\u0004'] as const;
-const STRIKE = ['\u0005', '\u0006'] as const;
-const MARKERS = '\u0001-\u0006';
-/** Our placeholder and marker characters, removed from the input so nobody can forge them. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to remove
-const CONTROL = /[\u0000-\u0006]/g;
-
-/** Inline markup of one line: code spans first (their content is literal), then links and emphasis. */
-function renderInline(line: string, renderer: MarkdownRenderer): string {
-  const saved: string[] = [];
-  const keep = (value: string) => {
-    saved.push(value);
-    return PLACEHOLDER(saved.length - 1);
-  };
-  let text = line.replace(/`([^`\n]+)`/g, (_, code: string) => keep(renderer.inlineCode(code)));
-  // A backslash before markdown punctuation shows that character as written (receipt lines
-  // escape what they quote this way).
-  text = text.replace(/\\([\\*_~[\]])/g, (_, char: string) => keep(renderer.escape(char)));
-  text = text.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label: string, url: string) =>
-    keep(renderer.link(label, url)),
-  );
-  text = renderer.escape(text);
-  // Emphasis becomes marker pairs first, so one rule's output is never read by the next
-  // (Slack's bold `*x*` is markdown's italic), then markers become the channel's markup.
-  text = text
-    .replace(/\*\*(?=\S)([^*\n]*?\S)\*\*/g, (_, inner: string) => `${BOLD[0]}${inner}${BOLD[1]}`)
-    .replace(
-      /(^|[^\w])__(?=\S)([^_\n]*?\S)__(?!\w)/g,
-      (_, before: string, inner: string) => `${before}${BOLD[0]}${inner}${BOLD[1]}`,
-    )
-    .replace(
-      /(^|[^*\w])\*(?=[^\s*])([^*\n]*?[^\s*])\*(?![*\w])/g,
-      (_, before: string, inner: string) => `${before}${ITALIC[0]}${inner}${ITALIC[1]}`,
-    )
-    .replace(
-      /(^|[^\w])_(?=[^\s_])([^_\n]*?[^\s_])_(?!\w)/g,
-      (_, before: string, inner: string) => `${before}${ITALIC[0]}${inner}${ITALIC[1]}`,
-    )
-    .replace(/~~(?=\S)([^~\n]*?\S)~~/g, (_, inner: string) => `${STRIKE[0]}${inner}${STRIKE[1]}`);
-  const kinds: Array<[readonly [string, string], (inner: string) => string]> = [
-    [BOLD, renderer.bold],
-    [ITALIC, renderer.italic],
-    [STRIKE, renderer.strike],
-  ];
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const [[open, close], render] of kinds) {
-      const innermost = new RegExp(`${open}([^${MARKERS}]*)${close}`, 'g');
-      text = text.replace(innermost, (_, inner: string) => {
-        changed = true;
-        return render(inner);
-      });
-    }
-  }
-  text = text.replace(new RegExp(`[${MARKERS}]`, 'g'), '');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: placeholders are NUL-delimited on purpose
-  return text.replace(/\u0000(\d+)\u0000/g, (_, index: string) => saved[Number(index)]!);
-}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL never belongs in a chat message
+const NUL = /\u0000/g;
+const LINK = /^(https?:\/\/|mailto:)/i;
 
 /**
- * Renders the markdown a model writes (fenced code, inline code, bold, italic, strike, links,
- * headings, bullets) in a channel's markup. Anything unrecognized stays as escaped text.
+ * Renders the markdown a model writes in a channel's markup. marked's lexer reads it (GFM, a
+ * single newline kept as a line break); this walks the tokens: paragraphs, headings, fenced
+ * and inline code, bold, italic, strike, http(s) and mailto links, bullet and numbered lists
+ * (nested ones indented), quotes, rules and tables (as `a | b` lines). Raw HTML and anything
+ * else stays as escaped text. The source's line spacing between blocks is kept.
  */
 export function renderMarkdown(markdown: string, renderer: MarkdownRenderer): string {
-  const out: string[] = [];
-  const lines = markdown.replace(/\r\n/g, '\n').replace(CONTROL, '').split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!;
-    const fence = /^\s*```\s*([\w+-]*)\s*$/.exec(line);
-    if (fence) {
-      const code: string[] = [];
-      index++;
-      while (index < lines.length && !/^\s*```\s*$/.test(lines[index]!)) code.push(lines[index++]!);
-      out.push(renderer.codeBlock(code.join('\n'), fence[1] ?? ''));
-      continue;
-    }
-    const heading = /^#{1,6}\s+(.*)$/.exec(line);
-    if (heading) {
-      out.push(renderer.heading(renderInline(heading[1]!, renderer)));
-      continue;
-    }
-    const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(line);
-    if (bullet) {
-      out.push(`${bullet[1]}${renderer.bullet} ${renderInline(bullet[2]!, renderer)}`);
-      continue;
-    }
-    out.push(renderInline(line, renderer));
+  const tokens = new Lexer({ gfm: true, breaks: true }).lex(
+    markdown.replace(/\r\n?/g, '\n').replace(NUL, ''),
+  );
+  return blocks(tokens, renderer, '').replace(/\n+$/, '');
+}
+
+/** Block tokens, each followed by the newlines that ended it in the source. */
+function blocks(tokens: Token[], renderer: MarkdownRenderer, indent: string): string {
+  let out = '';
+  for (const token of tokens) {
+    out += block(token, renderer, indent);
+    out += /\n*$/.exec(token.raw)?.[0] ?? '';
   }
-  return out.join('\n');
+  return out;
+}
+
+function block(token: Token, renderer: MarkdownRenderer, indent: string): string {
+  switch (token.type) {
+    case 'space':
+      return '';
+    case 'code':
+      return renderer.codeBlock(
+        (token as Tokens.Code).text,
+        (token as Tokens.Code).lang?.split(/\s/)[0] ?? '',
+      );
+    case 'heading':
+      return renderer.heading(inline((token as Tokens.Heading).tokens, renderer));
+    case 'paragraph':
+      return inline((token as Tokens.Paragraph).tokens, renderer);
+    case 'text': {
+      const text = token as Tokens.Text;
+      return text.tokens ? inline(text.tokens, renderer) : renderer.escape(text.text);
+    }
+    case 'list':
+      return list(token as Tokens.List, renderer, indent);
+    case 'blockquote': {
+      const inner = blocks((token as Tokens.Blockquote).tokens, renderer, '').replace(/\n+$/, '');
+      return renderer.quote
+        ? renderer.quote(inner)
+        : inner
+            .split('\n')
+            .map((line) => `${renderer.escape('> ')}${line}`)
+            .join('\n');
+    }
+    case 'hr':
+      return '———';
+    case 'table': {
+      const table = token as Tokens.Table;
+      const row = (cells: Tokens.TableCell[]) =>
+        cells.map((cell) => inline(cell.tokens, renderer)).join(' | ');
+      return [row(table.header), ...table.rows.map(row)].join('\n');
+    }
+    default:
+      return renderer.escape(token.raw.replace(/\n+$/, ''));
+  }
+}
+
+function list(token: Tokens.List, renderer: MarkdownRenderer, indent: string): string {
+  const start = typeof token.start === 'number' ? token.start : 1;
+  return token.items
+    .map((item, index) => {
+      const marker = token.ordered ? `${start + index}.` : renderer.bullet;
+      const body = item.tokens
+        .map((child) =>
+          child.type === 'list'
+            ? `\n${list(child as Tokens.List, renderer, `${indent}  `)}`
+            : block(child, renderer, indent),
+        )
+        .join('')
+        .replace(/\n+$/, '');
+      return `${indent}${marker} ${body}`;
+    })
+    .join('\n');
+}
+
+function inline(tokens: Token[] | undefined, renderer: MarkdownRenderer): string {
+  let out = '';
+  for (const token of tokens ?? []) {
+    switch (token.type) {
+      case 'strong':
+        out += renderer.bold(inline((token as Tokens.Strong).tokens, renderer));
+        break;
+      case 'em':
+        out += renderer.italic(inline((token as Tokens.Em).tokens, renderer));
+        break;
+      case 'del':
+        out += renderer.strike(inline((token as Tokens.Del).tokens, renderer));
+        break;
+      case 'codespan':
+        out += renderer.inlineCode(decodeEntities((token as Tokens.Codespan).text));
+        break;
+      case 'br':
+        out += '\n';
+        break;
+      case 'link': {
+        const link = token as Tokens.Link;
+        const label = plainOf(link.tokens) || link.href;
+        out += LINK.test(link.href) ? renderer.link(label, link.href) : renderer.escape(link.raw);
+        break;
+      }
+      case 'image': {
+        const image = token as Tokens.Image;
+        out += LINK.test(image.href)
+          ? renderer.link(image.text || image.href, image.href)
+          : renderer.escape(image.raw);
+        break;
+      }
+      case 'text': {
+        const text = token as Tokens.Text;
+        out += text.tokens ? inline(text.tokens, renderer) : renderer.escape(decodeEntities(text.text));
+        break;
+      }
+      case 'escape':
+        out += renderer.escape((token as Tokens.Escape).text);
+        break;
+      default:
+        // Raw HTML and anything marked reads that Steward does not render: shown as written.
+        out += renderer.escape(token.raw);
+    }
+  }
+  return out;
+}
+
+/** The words of inline tokens without their markup (a link's label). */
+function plainOf(tokens: Token[] | undefined): string {
+  return (tokens ?? [])
+    .map((token) => {
+      if ('tokens' in token && Array.isArray(token.tokens)) return plainOf(token.tokens);
+      if (token.type === 'br') return ' ';
+      return decodeEntities('text' in token && typeof token.text === 'string' ? token.text : token.raw);
+    })
+    .join('');
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+
+/** marked's lexer writes `& < > " '` in text and code as HTML entities; renderers escape for themselves. */
+function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ENTITIES[name]!);
 }
 
 /** The same text without markup, for channels (or fallbacks) that show plain text. */

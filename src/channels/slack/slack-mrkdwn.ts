@@ -14,6 +14,11 @@ const SLACK_MRKDWN: MarkdownRenderer = {
     `<${url.replaceAll('|', '%7C').replaceAll('>', '%3E')}|${escapeSlack(label).replaceAll('|', '¦')}>`,
   heading: (inner) => `*${inner}*`,
   bullet: '•',
+  quote: (inner) =>
+    inner
+      .split('\n')
+      .map((line) => `>${line}`)
+      .join('\n'),
 };
 
 /** Markdown to Slack mrkdwn (`*bold*`, `_italic_`, `<url|label>`), with `& < >` escaped as Slack asks. */

@@ -17,6 +17,7 @@ const TELEGRAM_HTML: MarkdownRenderer = {
   link: (label, url) => `<a href="${escapeAttribute(url)}">${escapeHtml(label)}</a>`,
   heading: (inner) => `<b>${inner}</b>`,
   bullet: '•',
+  quote: (inner) => `<blockquote>${inner}</blockquote>`,
 };
 
 /**
