@@ -125,7 +125,11 @@ for (const backend of backends()) {
       });
       const second = await say('alice', 'Yes, remember how to do this.');
       models.assertDone();
-      expect(second).toMatchObject({ status: 'completed', reply: `Saved: next time, ask for ${SKILL}.` });
+      expect(second).toMatchObject({
+        status: 'completed',
+        // The receipt under the reply is Steward's record of the write, not the model's words.
+        reply: `Saved: next time, ask for ${SKILL}.\n\n✓ skills.write — ${SKILL}`,
+      });
       // The sentinel judged the write against the user's own words.
       const review = messageText(models.sentinelRequests().at(-1)!.body.messages?.at(-1)?.content);
       expect(review).toContain('Yes, remember how to do this.');
