@@ -5,13 +5,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /*
- * "Before" for the before/after benches: the commit issue #10 measured (the landed main of
- * 2026-11-22), checked out beside this tree with its own dependencies, so both versions are
+ * "Before" for the before/after benches: the commit issues #22 and #23 measured (the landed
+ * main of 2026-11-27), checked out beside this tree with its own dependencies, so both versions are
  * measured in one run on one machine. Null when it cannot be set up (no git history, no
  * registry); the benches then report the current tree only and say so.
  */
 
-export const BASELINE_COMMIT = '9a0484f';
+export const BASELINE_COMMIT = 'a42163f';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 // Outside node_modules: Node strips TypeScript types only outside it.
 const DIR = path.join(os.tmpdir(), `steward-baseline-${BASELINE_COMMIT}`);
