@@ -78,6 +78,19 @@ export async function lexicalRanking(db: Database, search: LexicalSearch): Promi
   }));
 }
 
+/**
+ * The names a query may give for who said something: its capitalized words, alone and in pairs
+ * ("Mary Ann"), lowercased as speakers are stored. A lowercase word is not taken for a name, so
+ * "book me flights" never matches a note saved as "Flights: …".
+ */
+function speakerNames(query: string): string[] {
+  const capitalized = (query.match(/[\p{L}'’-]+/gu) ?? [])
+    .map((word) => word.replace(/['’]s$/u, ''))
+    .filter((word) => /^\p{Lu}/u.test(word));
+  const lower = capitalized.map((word) => word.toLowerCase());
+  return [...new Set([...lower, ...lower.slice(1).map((word, index) => `${lower[index]} ${word}`)])];
+}
+
 type Analysed = {
   terms: Term[];
   speakers: Set<string>;
@@ -107,15 +120,14 @@ function wordFormLexemes(db: Database): Promise<{ lexemes: string[]; groups: num
 /**
  * The query's terms (each query lexeme with its word forms), their document counts in each
  * source, the user's document counts and lengths, and which query words name a speaker — in one
- * round trip. Terms no searched text holds are dropped; a name the query gives for a speaker is
- * not a term (what that speaker said ranks higher instead). Null when nothing can match.
+ * round trip. Terms no searched text holds are dropped. Null when nothing can match.
  */
 async function analyseQuery(
   db: Database,
   search: LexicalSearch,
   words: readonly string[],
 ): Promise<Analysed | null> {
-  const names = [...words, ...words.slice(1).map((word, index) => `${words[index]} ${word}`)];
+  const names = speakerNames(search.query);
   const forms = await wordFormLexemes(db);
   const [result] = await db.query<{
     rows: Array<{
@@ -175,13 +187,6 @@ async function analyseQuery(
     (search.memories ? Number(first.memory_length ?? 0) : 0) +
     (search.messages ? Number(first.message_length ?? 0) : 0);
   const speakers = new Set(first.speakers ?? []);
-  // A query word that names a speaker is not a term; `ord` is the word's place in `words`.
-  const nameWords = new Set([...speakers].flatMap((name) => name.split(' ')));
-  const namedBases = new Set(
-    rows
-      .filter((row) => row.base !== null && nameWords.has(words[Number(row.ord) - 1] ?? ''))
-      .map((row) => row.base),
-  );
 
   const byBase = new Map<string, { lexemes: string[]; memoryCount: number; messageCount: number }>();
   for (const row of rows) {
@@ -195,7 +200,6 @@ async function analyseQuery(
   const seen = new Set<string>();
   const terms: Term[] = [];
   for (const [base, term] of byBase) {
-    if (namedBases.has(base)) continue;
     const lexemes = [...new Set(term.lexemes)].sort();
     const key = lexemes.join(' ');
     if (seen.has(key)) continue;
@@ -250,8 +254,11 @@ function memorySource(filters: MemoryFilters): Source {
     speaker: 'm.speaker',
     sequence: 'm.user_id',
     context: `COALESCE(m.source_conversation_id, '') || ' ' || extract(epoch FROM m.created_at)::bigint`,
-    // Saved in the same conversation (or both outside one) and within NEIGHBOUR_GAP_SECONDS.
+    // Turns of one conversation: lines of a transcript (`Name: …`, both with a speaker) saved
+    // in the same conversation (or both outside one) within NEIGHBOUR_GAP_SECONDS. A memory
+    // that is a self-contained statement is read alone: its neighbours are other facts.
     together: (a, b) => {
+      if (a.speaker === null || b.speaker === null) return false;
       const [conversationA, timeA] = splitContext(a.context);
       const [conversationB, timeB] = splitContext(b.context);
       return conversationA === conversationB && Math.abs(timeA - timeB) <= NEIGHBOUR_GAP_SECONDS;
@@ -404,9 +411,10 @@ async function chooseCandidates(
   // A term far commoner than the query's rarest (a year every dated memory holds) adds next to
   // nothing: the rows holding only it are not worth reading. It still counts where it is held.
   const strongest = Math.max(...terms.map((term) => term.weight));
-  const present = terms.filter(
-    (term) => source.count(term) > 0 && term.weight >= NEGLIGIBLE_WEIGHT * strongest,
-  );
+  const held = terms.filter((term) => source.count(term) > 0);
+  const strong = held.filter((term) => term.weight >= NEGLIGIBLE_WEIGHT * strongest);
+  // Unless the others hold too few rows to fill the results.
+  const present = strong.reduce((sum, term) => sum + source.count(term), 0) >= search.enough ? strong : held;
   if (present.length === 0) return null;
   const operands = present.map(termQuery);
   const total = present.reduce((sum, term) => sum + source.count(term), 0);
