@@ -277,7 +277,7 @@ function messageSource(search: LexicalSearch): Source {
     table: 'messages m',
     params,
     where,
-    importance: '0.5',
+    importance: '0.5::real',
     day: (tz) => `(m.created_at AT TIME ZONE ${tz})::date`,
     speaker: "lower(COALESCE(m.speaker, CASE m.role WHEN 'assistant' THEN 'steward' END))",
     sequence: 'm.conversation_id',
@@ -533,7 +533,7 @@ async function readRows(
     `WITH ranked AS (
        SELECT m.id, ${source.sequence} AS sequence, m.position, ${sql.score} AS score, ${sql.phrase} AS phrase
        FROM ${source.table} WHERE ${sql.where}
-       ORDER BY phrase DESC, score DESC, ${source.importance} DESC, m.id
+       ORDER BY phrase DESC, score DESC, ${source.importance}::real DESC, m.id
        LIMIT ${CANDIDATES}
      ), around AS (
        SELECT DISTINCT best.sequence, best.position + step.d AS position
