@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts';
 import { createLogger, logFilePath } from '../logging/index.ts';
 import { mcpHttpRoutes } from '../mcp/index.ts';
+import { memoryImportRoutes } from '../memory/index.ts';
 import { createRuntime } from '../runtime.ts';
 import { InboundRateLimiter } from '../security/index.ts';
 import {
@@ -21,6 +22,7 @@ import {
   usageRoutes,
   voiceRoutes,
 } from '../server/index.ts';
+import { ensureUser } from '../users/index.ts';
 import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
 import { scheduleApiRoutes } from '../workflows/index.ts';
 
@@ -88,6 +90,10 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get(), rateLimit }),
   );
   api.route('/', dashboardApiRoutes(database));
+  api.route(
+    '/',
+    memoryImportRoutes({ database, ownerUser: OWNER_USER, ensureUser: (id) => ensureUser(database, id) }),
+  );
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
     database,

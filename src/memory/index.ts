@@ -28,6 +28,16 @@ export {
   setMemoryImportance,
   type TurnListItem,
 } from './dashboard.ts';
+export { memoryImportRoutes } from './import/api-routes.ts';
+export {
+  HISTORY_FORMATS,
+  type HistoryFormat,
+  type HistoryMessage,
+  type ParsedHistory,
+  type ParseResult as HistoryParseResult,
+} from './import/history.ts';
+export { type ImportSummary, importedConversationId, importHistory } from './import/import-history.ts';
+export { type ParseOptions as HistoryParseOptions, parseHistory } from './import/parse-history.ts';
 export { latestUserConversation } from './latest-user-conversation.ts';
 export {
   buildVectorIndexes,
