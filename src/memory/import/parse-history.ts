@@ -238,6 +238,11 @@ function parseWhatsApp(content: string, options: ParseOptions): ParseResult {
       continue;
     }
     const speaker = sender[1]!.replace(/[\u200e\u200f\u202a-\u202e]/g, '').trim();
+    // iOS writes the encryption notice as if the chat had said it.
+    if (/^[\u200e\u200f]?Messages and calls are end-to-end encrypted\b/.test(sender[2]!)) {
+      skip(skipped, 'system notices');
+      continue;
+    }
     const text = [sender[2]!, ...entry.text]
       .join('\n')
       .replace(/[\u200e\u200f]/g, '')
