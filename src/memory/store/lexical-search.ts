@@ -37,7 +37,7 @@ const CANDIDATES = 100;
 const WITH_NEIGHBOURS = 40;
 /** The rows the first, pruned pass may read before it is not worth pruning. */
 const PRUNED_ROWS = 2_000;
-/** A term weighing less than this share of the query's heaviest is not read for (see candidateRows). */
+/** A term weighing less than this share of the query's heaviest is not read for (see chooseCandidates). */
 const NEGLIGIBLE_WEIGHT = 0.05;
 /** The most AND groups one pruned pass may OR together (C(m, r) of them). */
 const MAX_GROUPS = 10;
