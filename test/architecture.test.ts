@@ -27,6 +27,8 @@ const OWNERS: Record<string, string> = {
   memory_embeddings: 'memory',
   memory_term_stats: 'memory',
   memory_user_stats: 'memory',
+  message_term_stats: 'memory',
+  message_user_stats: 'memory',
   entities: 'memory',
   entity_relations: 'memory',
   entity_mentions: 'memory',

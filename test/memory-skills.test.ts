@@ -148,7 +148,7 @@ describeEachBackend('memory skills', (getDb, backend) => {
     ]);
     const none = await run(searchMemoriesHandler, { query: 'violin' }, ctx);
     expect(none.content).toMatch(
-      /^No memories match "violin" \(full text only: .+\)\. Try other words, or fewer filters\.$/,
+      /^No memories or messages match "violin" \(full text only: .+\)\. Try other words, or fewer filters\.$/,
     );
   });
 

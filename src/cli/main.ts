@@ -5,6 +5,7 @@ import type { ChatOptions } from './chat.ts';
 import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } from './common.ts';
 import type { ConnectOptions } from './connect.ts';
 import type { LogsOptions } from './logs.ts';
+import type { MemoryImportOptions } from './memory.ts';
 import type { SchedulesOptions } from './schedules.ts';
 import type { SkillsHistoryOptions, SkillsRollbackOptions } from './skills.ts';
 import type { SkillsImportOptions } from './skills-import.ts';
@@ -318,6 +319,22 @@ users
   .option('--yes', 'do not ask for confirmation')
   .action(async (user: string, options: { yes?: boolean }) =>
     (await import('./data.ts')).usersDeleteCommand(loadConfigOrExit(), user, options),
+  );
+
+program
+  .command('memory')
+  .description("the user's memory and past conversations")
+  .command('import')
+  .description(
+    'bring in a chat history: JSONL, ChatGPT conversations.json, WhatsApp .txt, Telegram result.json',
+  )
+  .argument('<file>', 'the exported file')
+  .option('--user <id>', 'import for this user', DEFAULT_USER)
+  .option('--format <format>', 'jsonl, chatgpt, whatsapp or telegram (default: told by the file)')
+  .option('--timezone <zone>', "the zone the export's local times were written in (default: this machine's)")
+  .option('--json', 'print {format, added, duplicates, conversations, skipped}')
+  .action(async (file: string, options: MemoryImportOptions) =>
+    (await import('./memory.ts')).memoryImportCommand(loadConfigOrExit(), file, options),
   );
 
 program

@@ -5,6 +5,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts';
 import { createLogger, logFilePath } from '../logging/index.ts';
 import { mcpHttpRoutes } from '../mcp/index.ts';
+import { memoryImportRoutes } from '../memory/index.ts';
 import { createRuntime } from '../runtime.ts';
 import { InboundRateLimiter } from '../security/index.ts';
 import {
@@ -23,6 +24,7 @@ import {
   voiceRoutes,
 } from '../server/index.ts';
 import { learnedSkillsFor, skillApiRoutes } from '../skills/index.ts';
+import { ensureUser } from '../users/index.ts';
 import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
 import { scheduleApiRoutes } from '../workflows/index.ts';
 
@@ -101,6 +103,10 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   );
   api.route('/', dashboardApiRoutes(database));
   api.route('/', dataRoutes({ database, dataDir: initial.dataDir, skillsDir: initial.skillsDir, logger }));
+  api.route(
+    '/',
+    memoryImportRoutes({ database, ownerUser: OWNER_USER, ensureUser: (id) => ensureUser(database, id) }),
+  );
   const lifecycle = new HttpLifecycle();
   const mcp = mcpHttpRoutes({
     database,

@@ -28,9 +28,20 @@ export {
   setMemoryImportance,
   type TurnListItem,
 } from './dashboard.ts';
+export { memoryImportRoutes } from './import/api-routes.ts';
+export {
+  HISTORY_FORMATS,
+  type HistoryFormat,
+  type HistoryMessage,
+  type ParsedHistory,
+  type ParseResult as HistoryParseResult,
+} from './import/history.ts';
+export { type ImportSummary, importedConversationId, importHistory } from './import/import-history.ts';
+export { type ParseOptions as HistoryParseOptions, parseHistory } from './import/parse-history.ts';
 export { latestUserConversation } from './latest-user-conversation.ts';
 export {
   buildVectorIndexes,
+  type DayRange,
   type DecayOptions,
   type DecayResult,
   DUPLICATE_SIMILARITY,
@@ -43,6 +54,7 @@ export {
   type EntityRecord,
   type EntityRelation,
   embedPendingMemories,
+  type FoundMessage,
   llmEmbedder,
   MAX_SEARCH_LIMIT,
   MEMORY_CATEGORIES,
@@ -59,6 +71,12 @@ export {
   type PendingEmbedding,
   pendingEmbeddings,
   type QueryEmbedder,
+  queryDayRange,
+  RECALL_SOURCES,
+  type RecallHit,
+  type RecallSearch,
+  type RecallSearchResult,
+  type RecallSource,
   type RecordedEntities,
   type RelatedToEntity,
   type RelationInput,
@@ -69,6 +87,7 @@ export {
   type SearchMemoriesOptions,
   saveMemory,
   searchMemories,
+  searchRecall,
   storeEmbedding,
   VECTOR_INDEX_MIN_ROWS,
   vectorIndexName,

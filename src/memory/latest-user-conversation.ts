@@ -11,7 +11,9 @@ export async function latestUserConversation(
   fallbackChannel: string,
 ): Promise<Conversation> {
   const rows = await db.query<{ id: string }>(
-    'SELECT id FROM conversations WHERE user_id = $1 ORDER BY updated_at DESC, created_at DESC LIMIT 1',
+    // Imported histories (channel import:…) are read, never written to.
+    `SELECT id FROM conversations WHERE user_id = $1 AND channel NOT LIKE 'import:%'
+     ORDER BY updated_at DESC, created_at DESC LIMIT 1`,
     [userId],
   );
   const found = rows[0] ? await getConversation(db, userId, rows[0].id) : null;

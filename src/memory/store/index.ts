@@ -18,7 +18,9 @@ export {
   recordEntities,
   relatedToEntity,
 } from './entity-graph.ts';
+export type { FoundMessage } from './found-messages.ts';
 export { memoriesForContext } from './memories-for-context.ts';
+export { type DayRange, queryDayRange } from './query-dates.ts';
 export {
   DUPLICATE_SIMILARITY,
   type NewMemory,
@@ -32,8 +34,14 @@ export {
   type MemorySearchHit,
   type MemorySearchResult,
   nearestMemoryIds,
+  RECALL_SOURCES,
+  type RecallHit,
+  type RecallSearch,
+  type RecallSearchResult,
+  type RecallSource,
   type SearchMemoriesOptions,
   searchMemories,
+  searchRecall,
 } from './search-memories.ts';
 export {
   ENTITY_KINDS,

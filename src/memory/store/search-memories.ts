@@ -1,7 +1,9 @@
 import type { Database } from '../../db/index.ts';
 import { errorMessage } from '../../errors.ts';
+import { type FoundMessage, loadFoundMessages } from './found-messages.ts';
+import { type LexicalHit, lexicalRanking, type MemoryFilters } from './lexical-search.ts';
 import { MEMORY_COLUMNS, toMemory, vectorLiteral } from './rows.ts';
-import { normalizeTags, type QueryParts, queryParts } from './text.ts';
+import { normalizeTags } from './text.ts';
 import type { Memory, MemoryCategory, QueryEmbedder } from './types.ts';
 import { vectorIndexRows } from './vector-index.ts';
 
@@ -16,6 +18,15 @@ export type MemorySearch = {
   limit?: number;
 };
 
+/** What a recall search reads: saved memories, past conversations (stored messages), or both. */
+export const RECALL_SOURCES = ['all', 'memories', 'messages'] as const;
+export type RecallSource = (typeof RECALL_SOURCES)[number];
+
+export type RecallSearch = MemorySearch & {
+  /** Default `all`. Memory filters (tags, category, importance) leave messages out. */
+  source?: RecallSource;
+};
+
 export type MemorySearchHit = {
   memory: Memory;
   /** Reciprocal rank fusion × (0.5 + importance); higher is better. */
@@ -26,6 +37,10 @@ export type MemorySearchHit = {
   vectorRank?: number;
 };
 
+export type RecallHit =
+  | ({ kind: 'memory' } & MemorySearchHit)
+  | { kind: 'message'; message: FoundMessage; score: number; ftsRank: number };
+
 export type MemorySearchResult = {
   results: MemorySearchHit[];
   mode: 'hybrid' | 'full_text';
@@ -33,12 +48,22 @@ export type MemorySearchResult = {
   fullTextReason?: string;
 };
 
+export type RecallSearchResult = Omit<MemorySearchResult, 'results'> & {
+  results: RecallHit[];
+  /** Whether messages were searched (not when the source or a memory filter left them out). */
+  searchedMessages: boolean;
+};
+
 export type SearchMemoriesOptions = {
   /** Embeds the query; without it the search is full text only. */
   embedder?: QueryEmbedder;
   signal?: AbortSignal;
-  /** Written to `accessed_at` of the memories returned (default: the current time). */
+  /** Written to `accessed_at` of the memories returned, and what "last week" is measured from (default: now). */
   now?: Date;
+  /** The user's time zone, for the days a query names ("yesterday") and a message's day (default UTC). */
+  timeZone?: string;
+  /** Messages of this turn are not searched: they are the question being asked. */
+  excludeTurnId?: string | null;
   /**
    * Vector matches below this cosine similarity are ignored, so a query unlike every memory
    * returns nothing rather than the least unlike. Default 0.2, which suits OpenAI-style
@@ -58,9 +83,10 @@ const CANDIDATES = 50;
 const RRF_K = 60;
 
 /**
- * Searches the user's memories (never archived ones) by full text and, where the database
- * has pgvector, an embedder is given and the user's memories are embedded with the same
- * model, by vector similarity; the two rankings are fused (RRF, k = 60) and weighted by
+ * Searches the user's memories (never archived ones): ranked by their words read with their
+ * context, who said them and when (lexical-search.ts, context-ranking.ts) and, where the
+ * database has pgvector, an embedder is given and the user's memories are embedded with the
+ * same model, by vector similarity; the two rankings are fused (RRF, k = 60) and weighted by
  * importance. Marks the memories returned as accessed. Embedding failures do not fail the
  * search: it falls back to full text and says why.
  */
@@ -70,50 +96,103 @@ export async function searchMemories(
   search: MemorySearch,
   options: SearchMemoriesOptions = {},
 ): Promise<MemorySearchResult> {
+  const found = await searchRecall(db, userId, { ...search, source: 'memories' }, options);
+  const results = found.results.flatMap((hit) => {
+    if (hit.kind !== 'memory') return [];
+    const { kind: _, ...memoryHit } = hit;
+    return [memoryHit];
+  });
+  return found.mode === 'hybrid'
+    ? { results, mode: 'hybrid' }
+    : { results, mode: 'full_text', fullTextReason: found.fullTextReason };
+}
+
+/**
+ * searchMemories over memories, the user's stored messages (what was said in past
+ * conversations, user and assistant turns) or both, with one ranking: a message is read with
+ * the messages around it, as a memory with the memories saved around it. Vectors (memories
+ * only) are fused in as in searchMemories. Only `userId`'s memories and messages are read.
+ */
+export async function searchRecall(
+  db: Database,
+  userId: string,
+  search: RecallSearch,
+  options: SearchMemoriesOptions = {},
+): Promise<RecallSearchResult> {
   const limit = Math.min(Math.max(Math.trunc(search.limit ?? 10), 1), MAX_SEARCH_LIMIT);
+  const source = search.source ?? 'all';
   const filters = buildFilters(userId, search);
+  const memoryOnly = filters.where.length > 2;
+  const withMemories = source !== 'messages';
+  const withMessages = source !== 'memories' && !memoryOnly;
   const query = search.query.trim();
+  const now = options.now ?? new Date();
 
   // The query's embedding call overlaps the full-text query.
   const [fullText, vectors] = await Promise.all([
-    fullTextRanking(db, filters, query, limit),
-    vectorRanking(db, userId, filters, query, options),
+    lexicalRanking(db, {
+      userId,
+      query,
+      memories: withMemories ? filters : null,
+      messages: withMessages ? { excludeTurnId: options.excludeTurnId } : null,
+      enough: limit,
+      now,
+      timeZone: options.timeZone ?? 'UTC',
+    }),
+    withMemories
+      ? vectorRanking(db, userId, filters, query, options)
+      : Promise.resolve<VectorRanking>({ ok: false, reason: 'only messages were searched' }),
   ]);
   options.signal?.throwIfAborted();
   const ranked = fuseRankings(fullText, vectors.ok ? vectors.ranking : []).slice(0, limit);
 
-  const ids = ranked.map((hit) => hit.id);
-  const memories =
-    options.touch === false
-      ? await loadMemories(db, userId, ids)
-      : await touchMemories(db, userId, ids, options.now ?? new Date());
-  const results: MemorySearchHit[] = [];
+  const memoryIds = ranked.filter((hit) => hit.kind === 'memory').map((hit) => hit.id);
+  const messageIds = ranked.filter((hit) => hit.kind === 'message').map((hit) => hit.id);
+  const [memories, messages] = await Promise.all([
+    options.touch === false ? loadMemories(db, userId, memoryIds) : touchMemories(db, userId, memoryIds, now),
+    loadFoundMessages(db, userId, messageIds),
+  ]);
+  const results: RecallHit[] = [];
   for (const hit of ranked) {
+    if (hit.kind === 'message') {
+      const message = messages.get(hit.id);
+      if (message) results.push({ kind: 'message', message, score: hit.score, ftsRank: hit.ftsRank ?? 0 });
+      continue;
+    }
     const memory = memories.get(hit.id);
     if (!memory) continue;
-    const result: MemorySearchHit = { memory, score: hit.score };
+    const result: RecallHit = { kind: 'memory', memory, score: hit.score };
     if (hit.ftsRank) result.ftsRank = hit.ftsRank;
     if (hit.vectorRank) result.vectorRank = hit.vectorRank;
     results.push(result);
   }
+  const searchedMessages = withMessages;
   return vectors.ok
-    ? { results, mode: 'hybrid' }
-    : { results, mode: 'full_text', fullTextReason: vectors.reason };
+    ? { results, mode: 'hybrid', searchedMessages }
+    : { results, mode: 'full_text', fullTextReason: vectors.reason, searchedMessages };
 }
 
 type RankedRow = { id: string; importance: number };
-type FusedHit = { id: string; importance: number; score: number; ftsRank?: number; vectorRank?: number };
+type FusedHit = {
+  kind: 'memory' | 'message';
+  id: string;
+  importance: number;
+  score: number;
+  ftsRank?: number;
+  vectorRank?: number;
+};
 
 /** Reciprocal rank fusion of the two rankings, × (0.5 + importance); best first. */
-function fuseRankings(fullText: readonly RankedRow[], vector: readonly RankedRow[]): FusedHit[] {
+function fuseRankings(fullText: readonly LexicalHit[], vector: readonly RankedRow[]): FusedHit[] {
   const hits = new Map<string, FusedHit>();
-  const hitFor = (row: RankedRow) => {
-    const hit = hits.get(row.id) ?? { id: row.id, importance: row.importance, score: 0 };
-    hits.set(row.id, hit);
+  const hitFor = (kind: FusedHit['kind'], row: RankedRow) => {
+    const key = `${kind}:${row.id}`;
+    const hit = hits.get(key) ?? { kind, id: row.id, importance: row.importance, score: 0 };
+    hits.set(key, hit);
     return hit;
   };
-  for (const [index, row] of fullText.entries()) hitFor(row).ftsRank = index + 1;
-  for (const [index, row] of vector.entries()) hitFor(row).vectorRank = index + 1;
+  for (const [index, row] of fullText.entries()) hitFor(row.kind, row).ftsRank = index + 1;
+  for (const [index, row] of vector.entries()) hitFor('memory', row).vectorRank = index + 1;
   for (const hit of hits.values()) {
     const rrf =
       (hit.ftsRank ? 1 / (RRF_K + hit.ftsRank) : 0) + (hit.vectorRank ? 1 / (RRF_K + hit.vectorRank) : 0);
@@ -129,7 +208,7 @@ function fuseRankings(fullText: readonly RankedRow[], vector: readonly RankedRow
 }
 
 /** The conditions both rankings share, over `memory_entries m`, and their parameters ($1 = user). */
-type Filters = { params: readonly unknown[]; where: readonly string[] };
+type Filters = MemoryFilters;
 
 function buildFilters(userId: string, search: MemorySearch): Filters {
   const params: unknown[] = [userId];
@@ -143,159 +222,6 @@ function buildFilters(userId: string, search: MemorySearch): Filters {
     where.push(`m.importance >= ${param(search.minImportance)}::real`);
   }
   return { params, where };
-}
-
-/** BM25's term-frequency saturation and length normalization (Robertson & Zaragoza's defaults). */
-const BM25_K1 = 1.2;
-const BM25_B = 0.1;
-/**
- * Terms weigh idf^IDF_POWER: above 1, a query's rare word outweighs several common ones (names,
- * dates, "said"), which is what a partial match should be judged by. Tuned on
- * test/support/fixtures/memory-eval (bench/memory-search.bench.ts reports recall).
- */
-const IDF_POWER = 1.25;
-/** The rows the first, pruned pass may read before it is not worth pruning. */
-const PRUNED_ROWS = 2_000;
-
-type QueryTerm = { term: string; docCount: number; weight: number };
-
-/**
- * BM25 over the user's stemmed search_vector lexemes, with per-user inverse document frequency
- * (memory_term_stats, kept by triggers), presence rather than counts (memories are short), and
- * idf^1.25 weights so that partial matches are scored by weighted coverage: a memory holding the
- * query's one rare word beats one holding its three common words. `"exact phrase"` matches
- * come first; `-word` excludes.
- *
- * Max-score pruning: memories are first read only where they hold one of the rarest terms; when
- * the `enough`-th score is above anything the other terms alone could reach, that ranking is
- * exact and the rows sharing only common words are never read.
- */
-async function fullTextRanking(
-  db: Database,
-  base: Filters,
-  query: string,
-  enough: number,
-): Promise<RankedRow[]> {
-  const parts = queryParts(query);
-  if (parts.wanted.length === 0) return [];
-  const statsRows = await db.query<{
-    term: string;
-    df: number;
-    docs: number | null;
-    total_length: number | null;
-  }>(
-    `WITH q AS (SELECT DISTINCT t.lexeme FROM unnest(to_tsvector('english', $2)) t)
-     SELECT q.lexeme AS term, COALESCE(s.doc_count, 0) AS df, u.doc_count AS docs, u.total_length
-     FROM q LEFT JOIN memory_term_stats s ON s.user_id = $1 AND s.term = q.lexeme
-       LEFT JOIN memory_user_stats u ON u.user_id = $1`,
-    [base.params[0], parts.wanted.join(' ')],
-  );
-  const docs = Number(statsRows[0]?.docs ?? 0);
-  if (docs <= 0) return [];
-  const averageLength = Math.max(1, Number(statsRows[0]?.total_length ?? 0) / docs);
-  const terms: QueryTerm[] = statsRows
-    .map((row) => ({ term: row.term, docCount: Number(row.df) }))
-    .filter((term) => term.docCount > 0)
-    .map((term) => {
-      const idf = Math.log(1 + (docs - term.docCount + 0.5) / (term.docCount + 0.5));
-      return { ...term, weight: idf ** IDF_POWER };
-    })
-    // Rarest first; ties by term, so the same query always runs the same SQL.
-    .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
-  if (terms.length === 0) return [];
-
-  const lexemes = terms.map((term) => quoteLexeme(term.term));
-  const rank = (candidates: string) =>
-    scoredRanking(db, base, query, parts, terms, lexemes, candidates, averageLength);
-  // With an exact phrase, or few rows holding any term, one pass reads them all.
-  const total = terms.reduce((sum, term) => sum + term.docCount, 0);
-  if (query.includes('"') || total <= PRUNED_ROWS) return rank(lexemes.join(' | '));
-
-  // Max-score pruning. Essential: the rarest terms, as many as PRUNED_ROWS rows allow. A
-  // memory holding none of them and at most r - 1 of the m common terms scores at most the
-  // r - 1 largest common weights at the best length factor; so reading the memories that hold
-  // an essential term or at least r common terms is exact for the first `enough` whenever the
-  // `enough`-th score found is above that bound. r starts at m (all common terms: a GIN
-  // intersection, cheap however common each term is) and falls until the bound holds.
-  let essential = 0;
-  for (let rows = 0; essential < terms.length && rows + terms[essential]!.docCount <= PRUNED_ROWS; ) {
-    rows += terms[essential]!.docCount;
-    essential++;
-  }
-  const maxNorm = (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B));
-  const rare = lexemes.slice(0, essential);
-  const common = lexemes.slice(essential);
-  const commonWeights = terms.slice(essential).map((term) => term.weight);
-  // With one common term, r = 2 reads the rare terms' memories alone.
-  for (let r = Math.max(common.length, 2); r > 1; r--) {
-    const groups = combinations(common, r);
-    if (groups.length > MAX_GROUPS) break;
-    if (groups.length === 0 && rare.length === 0) continue;
-    const candidates = [...rare, ...groups.map((group) => `(${group.join(' & ')})`)].join(' | ');
-    const ranking = await rank(candidates);
-    // commonWeights is sorted descending: the r - 1 largest come first.
-    const bound = commonWeights.slice(0, r - 1).reduce((sum, weight) => sum + weight, 0) * maxNorm;
-    const floor = ranking[enough - 1]?.score;
-    if (floor !== undefined && floor > bound) return ranking;
-  }
-  return rank(lexemes.join(' | '));
-}
-
-/** The most AND groups one pruned pass may OR together (C(m, r) of them). */
-const MAX_GROUPS = 10;
-
-/** Every way to choose `size` of `items`, in order. */
-function combinations<T>(items: readonly T[], size: number): T[][] {
-  if (size === 0) return [[]];
-  const out: T[][] = [];
-  for (let index = 0; index + size <= items.length; index++) {
-    for (const rest of combinations(items.slice(index + 1), size - 1)) out.push([items[index]!, ...rest]);
-  }
-  return out;
-}
-
-/**
- * Ranks the memories matching `candidates` (a tsquery over the terms' quoted lexemes), scored
- * over all terms: Σ weight of the terms a memory holds × the BM25 length factor.
- */
-async function scoredRanking(
-  db: Database,
-  base: Filters,
-  query: string,
-  parts: QueryParts,
-  terms: readonly QueryTerm[],
-  lexemes: readonly string[],
-  candidates: string,
-  averageLength: number,
-): Promise<Array<RankedRow & { score: number }>> {
-  const params = [...base.params];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const matches = terms.map(
-    (term, index) =>
-      `CASE WHEN m.search_vector @@ ${param(lexemes[index])}::tsquery THEN ${term.weight} ELSE 0 END`,
-  );
-  const norm = `${BM25_K1 + 1} / (${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(m.search_vector) / ${averageLength}::float8) + 1)`;
-  const where = [...base.where, `m.search_vector @@ ${param(candidates)}::tsquery`];
-  if (parts.unwanted.length > 0) {
-    where.push(`NOT (m.search_vector @@ to_tsquery('english', ${param(parts.unwanted.join(' | '))}))`);
-  }
-  const order = ['score DESC', 'm.importance DESC', 'm.id'];
-  if (query.includes('"'))
-    order.unshift(`(m.search_vector @@ websearch_to_tsquery('english', ${param(query)})) DESC`);
-  const rows = await db.query<{ id: string; importance: number; score: number }>(
-    `SELECT m.id, m.importance, (${matches.join(' + ')}) * (${norm}) AS score
-     FROM memory_entries m
-     WHERE ${where.join(' AND ')}
-     ORDER BY ${order.join(', ')}
-     LIMIT ${CANDIDATES}`,
-    params,
-  );
-  return rows.map((row) => ({ id: row.id, importance: Number(row.importance), score: Number(row.score) }));
-}
-
-/** A lexeme as a tsquery operand, taken literally (it is already stemmed). */
-function quoteLexeme(lexeme: string): string {
-  return `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }
 
 const NOT_CONFIGURED = 'no embedding model is configured';

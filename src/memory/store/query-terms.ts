@@ -1,0 +1,157 @@
+import type { Database } from '../../db/index.ts';
+import { type RankingTerm, termWeight } from './context-ranking.ts';
+import { WORD_FORM_GROUPS } from './word-forms.ts';
+
+/** A query term with its document counts in each source. */
+export type Term = RankingTerm & { memoryCount: number; messageCount: number };
+
+/**
+ * The names a query may give for who said something: its capitalized words, alone and in pairs
+ * ("Mary Ann"), lowercased as speakers are stored. A lowercase word is not taken for a name, so
+ * "book me flights" never matches a note saved as "Flights: …".
+ */
+function speakerNames(query: string): string[] {
+  const capitalized = (query.match(/[\p{L}'’-]+/gu) ?? [])
+    .map((word) => word.replace(/['’]s$/u, ''))
+    .filter((word) => /^\p{Lu}/u.test(word));
+  const lower = capitalized.map((word) => word.toLowerCase());
+  return [...new Set([...lower, ...lower.slice(1).map((word, index) => `${lower[index]} ${word}`)])];
+}
+
+export type Analysed = {
+  terms: Term[];
+  speakers: Set<string>;
+  averageLength: number;
+  memoryDocs: number;
+  messageDocs: number;
+};
+
+/** The word-form groups as lexemes (lexeme, group index), stemmed by the database once. */
+let groupLexemes: Promise<{ lexemes: string[]; groups: number[] }> | null = null;
+
+function wordFormLexemes(db: Database): Promise<{ lexemes: string[]; groups: number[] }> {
+  groupLexemes ??= db
+    .query<{ lexeme: string; gid: number }>(
+      `SELECT DISTINCT t.lexeme, g.gid FROM unnest($1::text[], $2::int[]) AS g(word, gid),
+         unnest(to_tsvector('english', g.word)) t ORDER BY g.gid, t.lexeme`,
+      [WORD_FORM_GROUPS.flat(), WORD_FORM_GROUPS.flatMap((group, index) => group.map(() => index))],
+    )
+    .then((rows) => ({ lexemes: rows.map((row) => row.lexeme), groups: rows.map((row) => Number(row.gid)) }))
+    .catch((error: unknown) => {
+      groupLexemes = null;
+      throw error;
+    });
+  return groupLexemes;
+}
+
+/**
+ * The query's terms (each query lexeme with its word forms), their document counts in each
+ * source, the user's document counts and lengths, and which query words name a speaker — in one
+ * round trip. Terms no searched text holds are dropped. Null when nothing can match.
+ */
+export async function analyseQuery(
+  db: Database,
+  search: {
+    userId: string;
+    query: string;
+    /** Which sources are searched (truthy: yes). */
+    memories: unknown;
+    messages: unknown;
+  },
+  words: readonly string[],
+): Promise<Analysed | null> {
+  const names = speakerNames(search.query);
+  const forms = await wordFormLexemes(db);
+  const [result] = await db.query<{
+    rows: Array<{
+      ord: number;
+      base: string | null;
+      lexeme: string | null;
+      memory_df: number;
+      message_df: number;
+      memory_docs: number | null;
+      memory_length: number | null;
+      message_docs: number | null;
+      message_length: number | null;
+      speakers: string[] | null;
+    }>;
+  }>(
+    `WITH words AS (
+       SELECT x.word, x.ord FROM unnest($2::text[]) WITH ORDINALITY AS x(word, ord)
+     ), query_lexemes AS (
+       SELECT DISTINCT ON (t.lexeme) w.ord, t.lexeme FROM words w, unnest(to_tsvector('english', w.word)) t
+       ORDER BY t.lexeme, w.ord
+     ), forms AS (
+       SELECT * FROM unnest($3::text[], $4::int[]) AS f(lexeme, gid)
+     ), expanded AS (
+       SELECT q.ord, q.lexeme AS base, q.lexeme FROM query_lexemes q
+       UNION
+       SELECT q.ord, q.lexeme, other.lexeme
+       FROM query_lexemes q JOIN forms f ON f.lexeme = q.lexeme JOIN forms other ON other.gid = f.gid
+     ), totals AS (
+       SELECT
+         (SELECT doc_count FROM memory_user_stats WHERE user_id = $1) AS memory_docs,
+         (SELECT total_length FROM memory_user_stats WHERE user_id = $1) AS memory_length,
+         (SELECT doc_count FROM message_user_stats WHERE user_id = $1) AS message_docs,
+         (SELECT total_length FROM message_user_stats WHERE user_id = $1) AS message_length,
+         ARRAY(
+           SELECT n.name FROM unnest($5::text[]) AS n(name)
+           WHERE EXISTS (SELECT 1 FROM memory_entries WHERE user_id = $1 AND speaker = n.name)
+             OR EXISTS (SELECT 1 FROM messages WHERE user_id = $1 AND lower(speaker) = n.name)
+         ) AS speakers
+     )
+     SELECT json_agg(found ORDER BY found.ord, found.base, found.lexeme) AS rows FROM (
+       SELECT e.ord, e.base, e.lexeme,
+         COALESCE((SELECT doc_count FROM memory_term_stats WHERE user_id = $1 AND term = e.lexeme), 0) AS memory_df,
+         COALESCE((SELECT doc_count FROM message_term_stats WHERE user_id = $1 AND term = e.lexeme), 0) AS message_df,
+         totals.*
+       FROM totals LEFT JOIN expanded e ON true
+     ) found`,
+    [search.userId, [...words], forms.lexemes, forms.groups, names],
+  );
+  const rows = result?.rows ?? [];
+  const first = rows[0];
+  if (!first) return null;
+  const memoryDocs = search.memories ? Number(first.memory_docs ?? 0) : 0;
+  const messageDocs = search.messages ? Number(first.message_docs ?? 0) : 0;
+  const documents = memoryDocs + messageDocs;
+  if (documents <= 0) return null;
+  const totalLength =
+    (search.memories ? Number(first.memory_length ?? 0) : 0) +
+    (search.messages ? Number(first.message_length ?? 0) : 0);
+  const speakers = new Set(first.speakers ?? []);
+
+  const byBase = new Map<string, { lexemes: string[]; memoryCount: number; messageCount: number }>();
+  for (const row of rows) {
+    if (row.base === null || row.lexeme === null) continue;
+    const term = byBase.get(row.base) ?? { lexemes: [], memoryCount: 0, messageCount: 0 };
+    byBase.set(row.base, term);
+    term.lexemes.push(row.lexeme);
+    term.memoryCount += Number(row.memory_df);
+    term.messageCount += Number(row.message_df);
+  }
+  const seen = new Set<string>();
+  const terms: Term[] = [];
+  for (const [base, term] of byBase) {
+    const lexemes = [...new Set(term.lexemes)].sort();
+    const key = lexemes.join(' ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    // Forms of a group overlap little: their summed counts stand for the group's.
+    const memoryCount = search.memories ? term.memoryCount : 0;
+    const messageCount = search.messages ? term.messageCount : 0;
+    const count = Math.min(documents, memoryCount + messageCount);
+    if (count <= 0) continue;
+    terms.push({ lexemes, memoryCount, messageCount, weight: termWeight(documents, count) });
+  }
+  if (terms.length === 0) return null;
+  // Rarest first; ties by lexemes, so the same query always runs the same SQL.
+  terms.sort((a, b) => b.weight - a.weight || (a.lexemes.join() < b.lexemes.join() ? -1 : 1));
+  return {
+    terms,
+    speakers,
+    averageLength: Math.max(1, totalLength / documents),
+    memoryDocs,
+    messageDocs,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Words that full-text stemming does not bring together but a person reads as one: irregular
+ * verb forms (`met` is `meet`, `bought` is `buy`) and the everyday short forms of chat (`mom`,
+ * `pic`, `fave`). A query word matches a memory holding any word of its group. General English,
+ * not a thesaurus: every group is one word in different clothes, never a related idea.
+ */
+const IRREGULAR_VERBS = `arise arose arisen|awake awoke awoken|beat beaten|become became|
+  begin began begun|bend bent|bite bit bitten|bleed bled|blow blew blown|break broke broken|breed bred|
+  bring brought|build built|burn burnt|buy bought|catch caught|choose chose chosen|cling clung|come came|
+  creep crept|deal dealt|dig dug|draw drew drawn|dream dreamt|drink drank drunk|drive drove driven|
+  eat ate eaten|fall fell fallen|feed fed|feel felt|fight fought|find found|flee fled|fly flew flown|
+  forbid forbade forbidden|forget forgot forgotten|forgive forgave forgiven|freeze froze frozen|
+  get got gotten|give gave given|go went gone|grow grew grown|hang hung|hear heard|hide hid hidden|
+  hold held|keep kept|kneel knelt|know knew known|lay laid|lead led|leap leapt|learn learnt|leave left|
+  lend lent|lie lain|lose lost|make made|meet met|pay paid|ride rode ridden|
+  rise risen|run ran|say said|see saw seen|seek sought|sell sold|send sent|shake shook shaken|
+  shine shone|shoot shot|show shown|shrink shrank shrunk|sing sang sung|sit sat|
+  sleep slept|slide slid|speak spoke spoken|spend spent|spin spun|stand stood|steal stole stolen|
+  sting stung|strike struck|swear swore sworn|sweep swept|swim swam swum|swing swung|
+  take took taken|teach taught|tell told|think thought|throw threw thrown|
+  understand understood|wake woke woken|wear wore worn|weep wept|win won|write wrote written`;
+
+const SHORT_FORMS = `favorite favourite fave fav|mother mom mum mommy mummy|father dad daddy|
+  child children kid kids|photo photograph picture pic pics|girlfriend gf|boyfriend bf|husband hubby|
+  dog doggo doggy pup puppy|cat kitty|birthday bday|vacation vacay|television tv|
+  grandmother grandma granny|grandfather grandpa|brother bro|sister sis|congratulations congrats|
+  information info|application app|laboratory lab|mathematics maths math|professor prof|
+  refrigerator fridge|telephone phone|advertisement advert ad|university uni|veterinarian vet`;
+
+/** The groups, each a list of words (not yet stemmed). */
+export const WORD_FORM_GROUPS: readonly (readonly string[])[] = `${IRREGULAR_VERBS}|${SHORT_FORMS}`
+  .split('|')
+  .map((group) => group.trim().split(/\s+/))
+  .filter((group) => group.length > 1);
