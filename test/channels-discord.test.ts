@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryCursors } from '../src/channels/cursor-store.ts';
+import { DiscordAdapter } from '../src/channels/discord/discord-adapter.ts';
+import type { GatewayPort } from '../src/channels/types.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
@@ -268,5 +271,62 @@ describe(`Discord across a restart [${backends().at(-1)}]`, { timeout: 90_000 },
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(discord.posts).toHaveLength(2);
     llm.assertDone();
+  });
+});
+
+describe('Discord while messages cannot be stored', { timeout: 60_000 }, () => {
+  let discord: FakeDiscord;
+  let adapter: DiscordAdapter;
+  beforeAll(async () => {
+    discord = await startFakeDiscord({ heartbeatIntervalMs: 200 });
+  });
+  afterAll(async () => {
+    await adapter?.stop();
+    await discord?.close();
+  });
+
+  it('holds the sequence back until a message is stored, so a resume replays it; stored once', async () => {
+    const stored = new Map<string, string>();
+    let failures = 0;
+    let down = true;
+    const gateway: GatewayPort = {
+      now: () => new Date(),
+      receive: async (message) => {
+        if (down) {
+          failures++;
+          throw new Error('database down');
+        }
+        const duplicate = stored.has(message.channelMessageId);
+        stored.set(message.channelMessageId, message.text);
+        return { id: stored.size, duplicate };
+      },
+    };
+    adapter = new DiscordAdapter({
+      botToken: FAKE_DISCORD_TOKEN,
+      apiUrl: discord.apiUrl,
+      gatewayUrl: discord.gatewayUrl,
+      cursors: memoryCursors(),
+      logger: silentLogger(),
+    });
+    await adapter.start(gateway);
+    await discord.ready();
+    await discord.sessionTaken();
+    const id = messageId();
+    const sequence = discord.dispatch(
+      'MESSAGE_CREATE',
+      discordMessage({ id, channelId: DM, authorId: OWNER, content: 'keep me' }),
+    );
+    await expect.poll(() => failures, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(adapter.session.retrieve()!.sequence).toBeLessThan(sequence);
+    // The connection drops while the message is not stored: the resume asks for it again.
+    discord.dropConnection();
+    await expect.poll(() => discord.resumes.length, { timeout: 10_000 }).toBe(1);
+    expect(discord.resumes[0]!.seq).toBeLessThan(sequence);
+    down = false;
+    await expect.poll(() => stored.get(id), { timeout: 15_000 }).toBe('keep me');
+    await expect
+      .poll(() => adapter.session.retrieve()!.sequence, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(sequence);
+    expect(stored.size).toBe(1);
   });
 });

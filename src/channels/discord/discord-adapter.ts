@@ -138,6 +138,7 @@ export class DiscordAdapter implements ChannelAdapter {
         break;
       } catch (error) {
         const refused = error instanceof DiscordAPIError && error.status === 401;
+        if (refused) this.rest.setToken(this.#options.botToken);
         const delay = Math.min(60_000, 1000 * 2 ** Math.min(failures, 6));
         logger.error(
           { channel: 'discord', err: this.#redact(errorMessage(error)), retryInMs: delay },
@@ -314,6 +315,8 @@ export class DiscordAdapter implements ChannelAdapter {
       };
     }
     if (error instanceof DiscordAPIError) {
+      // The client forgets its token on a 401; it is set again so that one refusal is not forever.
+      if (error.status === 401) this.rest.setToken(this.#options.botToken);
       return httpFailure(error.status, this.#redact(`${what}: ${error.code} ${error.message}`));
     }
     if (error instanceof HTTPError) return httpFailure(error.status, `${what}: ${error.message}`);
