@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseIdentity } from '../src/channels/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
@@ -161,6 +162,23 @@ for (const backend of backends()) {
       llm.enqueue({ text: 'Hello, Bob.' });
       matrix.message(GROUP, BOB, mention('now?'));
       await expect.poll(() => sentIn(GROUP).at(-1)?.content.body, { timeout: 15_000 }).toBe('Hello, Bob.');
+      llm.assertDone();
+    });
+
+    it('accepts an invitation from an identity linked with `users link`, and serves it as that user', async () => {
+      const identity = parseIdentity('matrix:@carol:fake.example');
+      expect(identity).toEqual({ channel: 'matrix', senderId: '@carol:fake.example' });
+      await steward.runtime.channels.linkSender(identity!.channel, identity!.senderId, 'local');
+      const room = '!carol:fake.example';
+      matrix.invite(room, '@carol:fake.example');
+      await expect.poll(() => matrix.joins, { timeout: 10_000 }).toContain(room);
+      llm.enqueue({ text: 'Hello, Carol.' });
+      matrix.message(room, '@carol:fake.example', matrixText('hi'));
+      await expect.poll(() => sentIn(room).at(-1)?.content.body, { timeout: 15_000 }).toBe('Hello, Carol.');
+      const [turn] = await steward.runtime.database.query<{ user_id: string }>(
+        'SELECT user_id FROM turns ORDER BY started_at DESC LIMIT 1',
+      );
+      expect(turn!.user_id).toBe('local');
       llm.assertDone();
     });
 
