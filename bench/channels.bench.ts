@@ -166,7 +166,7 @@ async function discordAcks(
   backend: 'pglite' | 'postgres',
 ): Promise<{ samples: number[]; perSecond: number }> {
   const llm = await startFakeLlm();
-  const discord = await startFakeDiscord();
+  const discord = await startFakeDiscord({ heartbeatIntervalMs: 1_000 });
   const steward = await startTestSteward(backend, llm, {
     extraYaml: `limits: { inbound_per_user_per_minute: 0, inbound_per_channel_per_minute: 0 }\nchannels:\n  allow: ["discord:2200000000000000001"]\n`,
   });

@@ -330,3 +330,28 @@ describe('Discord while messages cannot be stored', { timeout: 60_000 }, () => {
     expect(stored.size).toBe(1);
   });
 });
+
+describe('Discord when the Gateway never answers', () => {
+  it('keeps trying in the background and stops promptly', async () => {
+    const discord = await startFakeDiscord();
+    const adapter = new DiscordAdapter({
+      botToken: FAKE_DISCORD_TOKEN,
+      apiUrl: discord.apiUrl,
+      gatewayUrl: 'ws://127.0.0.1:9/nobody-listens',
+      cursors: memoryCursors(),
+      logger: silentLogger(),
+    });
+    try {
+      const started = Date.now();
+      await adapter.start({ now: () => new Date(), receive: async () => ({ id: 1, duplicate: false }) });
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await expect.poll(() => discord.calls('gateway').length, { timeout: 5_000 }).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const stopping = Date.now();
+      await adapter.stop();
+      expect(Date.now() - stopping).toBeLessThan(7_000);
+    } finally {
+      await discord.close();
+    }
+  });
+});

@@ -177,14 +177,15 @@ export class DiscordAdapter implements ChannelAdapter {
       logger.error({ channel: 'discord', err: this.#redact(errorMessage(error)) }, 'discord: Gateway error'),
     );
     this.#manager = manager;
-    try {
-      await manager.connect();
-    } catch (error) {
-      logger.error(
-        { channel: 'discord', err: this.#redact(errorMessage(error)) },
-        'discord: could not open the Gateway connection',
+    // Not awaited: it settles only at READY, and the library keeps reconnecting until then.
+    manager
+      .connect()
+      .catch((error: unknown) =>
+        logger.error(
+          { channel: 'discord', err: this.#redact(errorMessage(error)) },
+          'discord: could not open the Gateway connection',
+        ),
       );
-    }
   }
 
   /**
@@ -246,7 +247,8 @@ export class DiscordAdapter implements ChannelAdapter {
     );
     await Promise.race([this.#events, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     this.#stopping.abort();
-    await this.#connecting;
+    // A `GET /gateway/bot` in flight ends by its own timeout; stopping does not wait that long.
+    await Promise.race([this.#connecting, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
   }
 
   async typing(chatId: string): Promise<void> {

@@ -51,12 +51,16 @@ export class GatewaySession {
     return { ...this.#session, sequence: this.#handled ?? this.#session.sequence };
   }
 
+  /**
+   * The library's `updateSessionInfo`. Never throws (the library does not catch): a save that
+   * fails is made again with the next stored message, and the session in memory stays right.
+   */
   async update(info: SessionInfo | null): Promise<void> {
     if (!info) {
       if (this.keepOnClose) return;
       this.#session = null;
       this.#handled = null;
-      await this.#save();
+      await this.#save().catch(() => undefined);
       return;
     }
     const fresh = info.sessionId !== this.#session?.sessionId;
@@ -64,7 +68,7 @@ export class GatewaySession {
     if (fresh) {
       // A new session (after identify) starts at its READY; nothing before it can be replayed.
       this.#handled = info.sequence;
-      await this.#save();
+      await this.#save().catch(() => undefined);
     }
   }
 
