@@ -19,7 +19,7 @@ import {
   startFakeMatrix,
 } from '../test/support/fake-matrix.ts';
 import { FAKE_BOT_TOKEN, startFakeTelegram } from '../test/support/fake-telegram.ts';
-import { startTestSteward } from '../test/support/steward.ts';
+import { startTestSteward, type TestSteward } from '../test/support/steward.ts';
 import { type Bench, type BenchSection, ms, percentile, useBenchDatabase } from './lib.ts';
 
 const SECRET = 'bench-webhook-secret';
@@ -137,6 +137,15 @@ async function roundTrips(backend: 'pglite' | 'postgres'): Promise<number[]> {
 
 const ACK_MESSAGES = 200;
 
+/** A figure is only worth printing if every message was really stored. */
+async function expectStored(steward: TestSteward, channel: string, count: number): Promise<void> {
+  const [row] = await steward.runtime.database.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM inbound_messages WHERE channel = $1',
+    [channel],
+  );
+  if (row?.count !== count) throw new Error(`${channel}: ${row?.count} messages stored, ${count} expected`);
+}
+
 /** A cursor store that tells when a saved Discord session has reached a sequence. */
 function watchedCursors(inner: CursorStore): CursorStore & { reached(sequence: number): Promise<void> } {
   let saved = 0;
@@ -201,7 +210,9 @@ async function discordAcks(
       last = discord.dispatch('MESSAGE_CREATE', message(1_000 + index));
     }
     await cursors.reached(last);
-    return { samples, perSecond: ACK_MESSAGES / ((performance.now() - started) / 1000) };
+    const perSecond = ACK_MESSAGES / ((performance.now() - started) / 1000);
+    await expectStored(steward, 'discord', LATENCY_MESSAGES + 5 + ACK_MESSAGES);
+    return { samples, perSecond };
   } finally {
     await adapter.stop();
     await steward.close();
@@ -248,7 +259,9 @@ async function matrixAcks(backend: 'pglite' | 'postgres'): Promise<{ samples: nu
     }
     const started = performance.now();
     await acked(matrix.position());
-    return { samples, perSecond: ACK_MESSAGES / ((performance.now() - started) / 1000) };
+    const perSecond = ACK_MESSAGES / ((performance.now() - started) / 1000);
+    await expectStored(steward, 'matrix', LATENCY_MESSAGES + 5 + ACK_MESSAGES);
+    return { samples, perSecond };
   } finally {
     await steward.close();
     await matrix.close();
