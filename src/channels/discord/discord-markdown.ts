@@ -1,26 +1,34 @@
 import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
 
-/** Characters Discord's markdown reads; a backslash before one shows it as written. */
-const DISCORD_PUNCTUATION = /^[\\*_~`|<>#[\]()-]$/;
+/**
+ * Text as Discord shows it written: a backslash before each character its markdown would read
+ * (Discord hides a backslash before any punctuation), and before `>`, `#` or `-` opening a line.
+ */
+const escapeDiscord = (text: string) =>
+  text.replace(/[\\*_~`|<[\]]/g, '\\$&').replace(/(^|\n)([>#-])/g, '$1\\$2');
 
 const DISCORD_MARKDOWN: MarkdownRenderer = {
-  // Discord reads markdown itself, so text passes as written. A lone punctuation character
-  // reaches `escape` only from a backslash escape (or as a whole line): it must show as written.
-  escape: (text) => (DISCORD_PUNCTUATION.test(text) ? `\\${text}` : text),
+  escape: escapeDiscord,
   // A fence inside the code would end the block early; a zero-width space between its backticks keeps it.
   codeBlock: (code, language) => `\`\`\`${language}\n${code.replaceAll('```', '`\u200b``')}\n\`\`\``,
   inlineCode: (code) => (code.includes('`') ? `\`\` ${code} \`\`` : `\`${code}\``),
   bold: (inner) => `**${inner}**`,
   italic: (inner) => `*${inner}*`,
   strike: (inner) => `~~${inner}~~`,
-  link: (label, url) => (label === url ? url : `[${label.replaceAll(']', '\\]')}](${url})`),
+  link: (label, url) => (label === url ? url : `[${escapeDiscord(label)}](${url.replaceAll(')', '%29')})`),
   heading: (inner) => `**${inner}**`,
   bullet: '-',
+  quote: (inner) =>
+    inner
+      .split('\n')
+      .map((line) => `> ${line}`)
+      .join('\n'),
 };
 
 /**
- * Markdown as Discord shows it: `**bold**`, `*italic*`, `~~strike~~`, code, masked links. What
- * Discord reads differently is rewritten — `__x__` (underline there) becomes bold, headings bold.
+ * Markdown as Discord shows it: `**bold**`, `*italic*`, `~~strike~~`, code, masked links,
+ * quotes; text escaped so that only the model's markup is read as markup (`__x__`, which Discord
+ * would underline, is bold; headings are bold lines).
  */
 export function discordMarkdown(markdown: string): string {
   return renderMarkdown(markdown, DISCORD_MARKDOWN);

@@ -6,8 +6,8 @@ describe('matrixHtml', () => {
     expect(matrixHtml('**Done**: see `tasks.list` and [docs](https://example.com/a?b=1&c=2)')).toBe(
       '<strong>Done</strong>: see <code>tasks.list</code> and <a href="https://example.com/a?b=1&amp;c=2">docs</a>',
     );
-    expect(matrixHtml('# Plan\n- *one*\n- ~~two~~')).toBe(
-      '<strong>Plan</strong><br />• <em>one</em><br />• <del>two</del>',
+    expect(matrixHtml('# Plan\n\n- *one*\n- ~~two~~\n\n> quoted\n\n1. first')).toBe(
+      '<strong>Plan</strong><br /><br />• <em>one</em><br />• <del>two</del><br /><br /><blockquote>quoted</blockquote><br /><br />1. first',
     );
   });
 

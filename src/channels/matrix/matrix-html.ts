@@ -14,6 +14,7 @@ const MATRIX_HTML: MarkdownRenderer = {
   link: (label, url) => `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>`,
   heading: (inner) => `<strong>${inner}</strong>`,
   bullet: '•',
+  quote: (inner) => `<blockquote>${inner}</blockquote>`,
 };
 
 /**
