@@ -285,7 +285,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       await enqueueCompaction(jobs, conversationId, current.memory.compaction_delay_seconds);
     },
   });
-  const channelSetup = await createChannelAdapters(initial, logger);
+  const channelSetup = await createChannelAdapters(initial, logger, { database, config: () => config.get() });
   const voice = new VoiceService({ database, llm, config: () => config.get(), logger, now: options.now });
   const channels = new Gateway({
     voice,

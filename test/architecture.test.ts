@@ -50,6 +50,7 @@ const OWNERS: Record<string, string> = {
   inbox_messages: 'channels',
   pairing_codes: 'channels',
   webhook_rejections: 'channels',
+  channel_cursors: 'channels',
   steward_migrations: 'db',
   file_operations: 'files',
   content_index: 'files',

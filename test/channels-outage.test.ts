@@ -2,8 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryCursors } from '../src/channels/cursor-store.ts';
+import { DiscordAdapter } from '../src/channels/discord/discord-adapter.ts';
 import { GoogleChatAdapter } from '../src/channels/googlechat/googlechat-adapter.ts';
 import { outboxRows } from '../src/channels/index.ts';
+import { MatrixAdapter } from '../src/channels/matrix/matrix-adapter.ts';
 import { queueOutbound } from '../src/channels/outbox.ts';
 import { OutboxSender } from '../src/channels/outbox-sender.ts';
 import { SlackAdapter } from '../src/channels/slack/slack-adapter.ts';
@@ -14,6 +17,7 @@ import { silentLogger } from '../src/logging/logger.ts';
 import { telegramText } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends, describeEachBackend } from './support/db.ts';
+import { FAKE_DISCORD_TOKEN, type FakeDiscord, startFakeDiscord } from './support/fake-discord.ts';
 import { FAKE_PROJECT_NUMBER, type FakeGoogleChat, startFakeGoogleChat } from './support/fake-google-chat.ts';
 import {
   FAKE_PHONE_NUMBER_ID,
@@ -23,6 +27,12 @@ import {
 } from './support/fake-graph.ts';
 import { gatewayErrorPage } from './support/fake-http.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import {
+  FAKE_MATRIX_BOT,
+  FAKE_MATRIX_TOKEN,
+  type FakeMatrix,
+  startFakeMatrix,
+} from './support/fake-matrix.ts';
 import { FAKE_SLACK_TOKEN, type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
@@ -36,20 +46,31 @@ let telegram: FakeTelegram;
 let slack: FakeSlack;
 let graph: FakeGraph;
 let chat: FakeGoogleChat;
+let discord: FakeDiscord;
+let matrix: FakeMatrix;
 let serviceAccount: string;
 beforeAll(async () => {
-  [telegram, slack, graph, chat] = await Promise.all([
+  [telegram, slack, graph, chat, discord, matrix] = await Promise.all([
     startFakeTelegram(),
     startFakeSlack(),
     startFakeGraph(),
     startFakeGoogleChat(),
+    startFakeDiscord(),
+    startFakeMatrix(),
   ]);
   serviceAccount = await chat.writeServiceAccount(
     path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-outage-')), 'sa.json'),
   );
 });
 afterAll(async () => {
-  await Promise.all([telegram?.close(), slack?.close(), graph?.close(), chat?.close()]);
+  await Promise.all([
+    telegram?.close(),
+    slack?.close(),
+    graph?.close(),
+    chat?.close(),
+    discord?.close(),
+    matrix?.close(),
+  ]);
 });
 
 const OUTAGE = [gatewayErrorPage(502), gatewayErrorPage(503), gatewayErrorPage(504)];
@@ -83,6 +104,23 @@ describeEachBackend('sending through a platform outage', (db) => {
         jwksUrl: chat.jwksUrl,
         apiUrl: chat.url,
         serviceAccountPath: serviceAccount,
+        logger: silentLogger(),
+      }),
+    discord: () =>
+      new DiscordAdapter({
+        botToken: FAKE_DISCORD_TOKEN,
+        apiUrl: discord.apiUrl,
+        cursors: memoryCursors(),
+        logger: silentLogger(),
+        requestTimeoutMs: 300,
+      }),
+    matrix: () =>
+      new MatrixAdapter({
+        homeserverUrl: matrix.url,
+        accessToken: FAKE_MATRIX_TOKEN,
+        userId: FAKE_MATRIX_BOT,
+        cursors: memoryCursors(),
+        admitted: async () => true,
         logger: silentLogger(),
       }),
   };
@@ -208,6 +246,60 @@ describeEachBackend('sending through a platform outage', (db) => {
     expect(await tokenRun.pass()).toMatchObject({ status: 'pending', attempts: 2 });
     expect(await tokenRun.pass()).toMatchObject({ status: 'sent', attempts: 3 });
     expect(chat.posts.filter((post) => post.space === tokenRun.chatId)).toHaveLength(1);
+  });
+
+  it('Discord: HTML 502/503/504 answers are retried and the message is posted once', async () => {
+    discord.failNext('messages', ...OUTAGE);
+    const run = await outage('discord', 'Discord after the outage.', `66${nextChat++}`);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await run.pass()).toMatchObject({ status: 'pending', attempts: attempt });
+    }
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4 });
+    expect(discord.posts.filter((post) => post.channel_id === run.chatId)).toHaveLength(1);
+  });
+
+  it("Discord: a 429 waits for Discord's reset; a refusal fails; a send that times out stays ambiguous", async () => {
+    discord.failNext('messages', {
+      status: 429,
+      headers: { 'retry-after': '7', 'x-ratelimit-scope': 'user' },
+      json: { message: 'You are being rate limited.', retry_after: 7, global: false },
+    });
+    const limited = await outage('discord', 'Rate limited.', `66${nextChat++}`);
+    const before = limited.clock().getTime();
+    const first = await limited.pass();
+    expect(first).toMatchObject({ status: 'pending', lastError: expect.stringContaining('rate limited') });
+    expect(first.nextAttemptAt.getTime()).toBeGreaterThanOrEqual(before + 7_000);
+    expect(await limited.pass()).toMatchObject({ status: 'sent', attempts: 2 });
+
+    discord.failNext('messages', { status: 403, json: { message: 'Missing Access', code: 50001 } });
+    const refused = await outage('discord', 'Refused.', `66${nextChat++}`);
+    expect(await refused.pass()).toMatchObject({
+      status: 'failed',
+      lastError: expect.stringContaining('50001'),
+    });
+
+    discord.failNext('messages', { hang: true });
+    const slow = await outage('discord', 'Maybe posted.', `66${nextChat++}`);
+    expect(await slow.pass()).toMatchObject({ status: 'ambiguous', attempts: 1 });
+    expect(discord.calls('messages').filter((call) => call.path.includes(slow.chatId))).toHaveLength(1);
+  });
+
+  it('Matrix: an outage and a send that times out are retried with the same transaction id; one event', async () => {
+    const room = `!outage${nextChat++}:fake.example`;
+    matrix.createRoom({ id: room, members: ['@alice:fake.example'] });
+    matrix.failNext('send', gatewayErrorPage(502), { hang: true });
+    const run = await outage('matrix', 'Matrix after the outage.', room, 300);
+    expect(await run.pass()).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: expect.stringContaining('502'),
+    });
+    expect(await run.pass()).toMatchObject({ status: 'pending', attempts: 2 });
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 3 });
+    const calls = matrix.calls('send').filter((call) => call.path.includes(encodeURIComponent(room)));
+    expect(calls).toHaveLength(3);
+    expect(new Set(calls.map((call) => call.path)).size).toBe(1);
+    expect(matrix.sent.filter((sent) => sent.roomId === room)).toHaveLength(1);
   });
 
   it('Google Chat: a token request that times out is retried (asking for a token posts nothing)', async () => {

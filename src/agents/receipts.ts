@@ -39,6 +39,8 @@ const LINE_CHANNELS: ReadonlySet<string> = new Set([
   'slack',
   'whatsapp',
   'googlechat',
+  'discord',
+  'matrix',
   'web',
   'cli',
   'scheduled',

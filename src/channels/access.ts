@@ -43,3 +43,18 @@ export async function resolveSender(
   await settlePairingsOf(db, sender.channel, sender.senderId, userId);
   return userId;
 }
+
+/**
+ * Whether a sender is admitted — linked to a user, or named by the allowlist — without linking
+ * anything (for a platform's invitation, before the sender has written).
+ */
+export async function senderAdmitted(
+  db: Queryable,
+  channel: string,
+  senderId: string,
+  allow: readonly string[],
+): Promise<boolean> {
+  if (allow.map(parseAllowEntry).some((entry) => entry?.channel === channel && entry.senderId === senderId))
+    return true;
+  return (await findIdentity(db, channel, senderId)) !== null;
+}

@@ -1,9 +1,15 @@
 import type { ResolvedConfig } from '../config/index.ts';
+import type { Queryable } from '../db/index.ts';
 import type { Logger } from '../logging/index.ts';
+import { senderAdmitted } from './access.ts';
+import { channelCursors, memoryCursors } from './cursor-store.ts';
 import type { ChannelAdapter, ChannelName } from './types.ts';
 
-/** The route each channel's platform must be told about, under STEWARD_PUBLIC_URL. */
-export const WEBHOOK_PATHS: Record<ChannelName, string> = {
+/**
+ * The route each webhook channel's platform must be told about, under STEWARD_PUBLIC_URL
+ * (Discord and Matrix reach out for their events and have none).
+ */
+export const WEBHOOK_PATHS: Partial<Record<ChannelName, string>> = {
   telegram: '/webhooks/telegram',
   slack: '/webhooks/slack/events',
   whatsapp: '/webhooks/whatsapp',
@@ -27,6 +33,8 @@ export const CHANNEL_SETUP: Record<ChannelName, string> = {
   whatsapp:
     'set WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN and WHATSAPP_PHONE_NUMBER_ID',
   googlechat: 'set GOOGLE_CHAT_PROJECT_NUMBER (and GOOGLE_CHAT_SERVICE_ACCOUNT for replies after 25 s)',
+  discord: 'set DISCORD_BOT_TOKEN (and turn on the Message Content intent for the bot)',
+  matrix: 'set MATRIX_HOMESERVER_URL, MATRIX_ACCESS_TOKEN and MATRIX_USER_ID',
 };
 
 /** Settings that contradict each other or lack a partner, each with what to set. */
@@ -61,6 +69,17 @@ export function channelConfigProblems(config: ResolvedConfig): Partial<Record<Ch
     .map(([name]) => name);
   if (missing.length > 0 && missing.length < 4)
     add('whatsapp', `WhatsApp is partly configured: set ${missing.join(', ')}`);
+  const { matrix } = config.channels;
+  const matrixSettings = {
+    MATRIX_HOMESERVER_URL: matrix.homeserver_url,
+    MATRIX_ACCESS_TOKEN: matrix.access_token,
+    MATRIX_USER_ID: matrix.user_id,
+  };
+  const matrixMissing = Object.entries(matrixSettings)
+    .filter(([, value]) => !value)
+    .map(([name]) => name);
+  if (matrixMissing.length > 0 && matrixMissing.length < 3)
+    add('matrix', `Matrix is partly configured: set ${matrixMissing.join(', ')}`);
   if (!googlechat.project_number && googlechat.service_account) {
     add(
       'googlechat',
@@ -71,6 +90,16 @@ export function channelConfigProblems(config: ResolvedConfig): Partial<Record<Ch
 }
 
 /**
+ * What channels that reach out for their events need besides their settings: the database for
+ * their cursors and to check who may invite them, and the live settings (STEWARD_ALLOW). Without
+ * a database (doctor, `steward channels`) such a channel is only described, never started.
+ */
+export type ChannelServices = {
+  database?: Queryable;
+  config?: () => ResolvedConfig;
+};
+
+/**
  * One adapter per configured channel, plus every configuration problem (logged at start, shown
  * by doctor). A channel's module (and its platform library: grammy, jose…) is loaded only when
  * the channel is configured.
@@ -78,8 +107,11 @@ export function channelConfigProblems(config: ResolvedConfig): Partial<Record<Ch
 export async function createChannelAdapters(
   config: ResolvedConfig,
   logger: Logger,
+  services: ChannelServices = {},
 ): Promise<{ adapters: ChannelAdapter[]; problems: Partial<Record<ChannelName, string[]>> }> {
-  const { telegram, slack, whatsapp, googlechat } = config.channels;
+  const { telegram, slack, whatsapp, googlechat, discord, matrix } = config.channels;
+  const cursors = (channel: ChannelName) =>
+    services.database ? channelCursors(services.database, channel) : memoryCursors();
   const candidates: Array<ChannelAdapter | null> = [];
   if (telegram.bot_token) {
     const { telegramFromConfig } = await import('./telegram/telegram-adapter.ts');
@@ -96,6 +128,22 @@ export async function createChannelAdapters(
   if (googlechat.project_number) {
     const { googleChatFromConfig } = await import('./googlechat/googlechat-adapter.ts');
     candidates.push(googleChatFromConfig(config.channels, logger));
+  }
+  if (discord.bot_token) {
+    const { discordFromConfig } = await import('./discord/discord-adapter.ts');
+    candidates.push(discordFromConfig(config.channels, logger, cursors('discord')));
+  }
+  if (matrix.homeserver_url && matrix.access_token && matrix.user_id) {
+    const { matrixFromConfig } = await import('./matrix/matrix-adapter.ts');
+    const database = services.database;
+    const allow = () => (services.config?.() ?? config).channels.allow;
+    candidates.push(
+      matrixFromConfig(config.channels, logger, {
+        cursors: cursors('matrix'),
+        admitted: (senderId) =>
+          database ? senderAdmitted(database, 'matrix', senderId, allow()) : Promise.resolve(false),
+      }),
+    );
   }
   const adapters = candidates.filter((adapter): adapter is ChannelAdapter => adapter !== null);
   const problems = channelConfigProblems(config);

@@ -1,13 +1,13 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Queryable } from '../db/index.ts';
 import { channelsPublicUrl, WEBHOOK_PATHS } from './registry.ts';
-import { CHANNEL_NAMES, type ChannelName } from './types.ts';
+import { CHANNEL_NAMES, type ChannelMode, type ChannelName } from './types.ts';
 
 export type ChannelStatus = {
   channel: ChannelName;
   configured: boolean;
-  /** How messages arrive: a webhook, or (Telegram without a public URL) long polling. */
-  mode: 'webhook' | 'polling' | null;
+  /** How messages arrive: a webhook, long polling (Telegram without a public URL, Matrix), a socket (Discord). */
+  mode: ChannelMode | null;
   /** The URL to register with the platform, when STEWARD_PUBLIC_URL is set. */
   webhookUrl: string | null;
   problems: string[];
@@ -59,7 +59,7 @@ export async function channelsStatus(
   config: ResolvedConfig,
   live: {
     configured: ChannelName[];
-    modes: Partial<Record<ChannelName, 'webhook' | 'polling'>>;
+    modes: Partial<Record<ChannelName, ChannelMode>>;
     problems: Partial<Record<ChannelName, string[]>>;
   },
 ): Promise<ChannelStatus[]> {
@@ -81,11 +81,15 @@ export async function channelsStatus(
     const row = rows.find((candidate) => candidate.channel === channel);
     const configured = live.configured.includes(channel);
     const mode = configured ? (live.modes[channel] ?? 'webhook') : null;
+    const webhookPath = WEBHOOK_PATHS[channel];
     return {
       channel,
       configured,
       mode,
-      webhookUrl: publicUrl && mode !== 'polling' ? `${publicUrl}${WEBHOOK_PATHS[channel]}` : null,
+      webhookUrl:
+        publicUrl && webhookPath && (mode === 'webhook' || mode === null)
+          ? `${publicUrl}${webhookPath}`
+          : null,
       problems: live.problems[channel] ?? [],
       lastInboundAt: toDate(row?.last_inbound ?? null),
       lastOutboundAt: toDate(row?.last_outbound ?? null),

@@ -1,7 +1,10 @@
 import type { Hono } from 'hono';
 
-export const CHANNEL_NAMES = ['telegram', 'slack', 'whatsapp', 'googlechat'] as const;
+export const CHANNEL_NAMES = ['telegram', 'slack', 'whatsapp', 'googlechat', 'discord', 'matrix'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/** How a channel's messages arrive (see ChannelAdapter.mode). */
+export type ChannelMode = 'webhook' | 'polling' | 'socket';
 
 /** What a channel can do, so the gateway never asks for more. */
 export type ChannelCapabilities = {
@@ -114,8 +117,11 @@ export type WebhookAnswer = (
 export interface ChannelAdapter {
   readonly name: ChannelName;
   readonly capabilities: ChannelCapabilities;
-  /** How messages arrive (Telegram polls without a public URL); default webhook. */
-  readonly mode?: 'webhook' | 'polling';
+  /**
+   * How messages arrive; default webhook. `polling`: Steward asks for them (Telegram without a
+   * public URL, Matrix's /sync); `socket`: over a connection Steward keeps open (Discord's Gateway).
+   */
+  readonly mode?: ChannelMode;
   /** Webhook routes, mounted under /webhooks; null for a channel with none (Telegram polling). */
   routes(gateway: GatewayPort, guard: WebhookGuard): Hono | null;
   send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult>;

@@ -60,3 +60,36 @@ it('rejects malformed channel settings at load, naming the variable', () => {
     loadConfig({ env: { STEWARD_ALLOW: 'telegram:1,slack:U2=local' }, cwd: '/nonexistent' }).channels.allow,
   ).toEqual(['telegram:1', 'slack:U2=local']);
 });
+
+it('lists Discord and Matrix: on without a public URL, a half-configured Matrix named, bad ids refused', async () => {
+  const on = await checksFor({
+    DISCORD_BOT_TOKEN: 'MTE4.discord-token',
+    MATRIX_HOMESERVER_URL: 'https://matrix.example.org',
+    MATRIX_ACCESS_TOKEN: 'syt_secret_token',
+    MATRIX_USER_ID: '@steward:example.org',
+    STEWARD_PUBLIC_URL: 'http://127.0.0.1:8080/',
+  });
+  expect(on['channel discord']).toMatchObject({
+    ok: true,
+    detail: expect.stringContaining('no public URL needed'),
+  });
+  expect(on['channel matrix']).toMatchObject({ ok: true, detail: 'on, long polling' });
+  expect(JSON.stringify(on)).not.toContain('syt_secret_token');
+  const half = await checksFor({ MATRIX_HOMESERVER_URL: 'https://matrix.example.org' });
+  expect(half['channel matrix']).toMatchObject({
+    ok: false,
+    detail: expect.stringContaining('set MATRIX_ACCESS_TOKEN, MATRIX_USER_ID'),
+  });
+  expect(() => loadConfig({ env: { MATRIX_USER_ID: 'steward' }, cwd: '/nonexistent' })).toThrow(
+    /MATRIX_USER_ID/,
+  );
+  expect(() => loadConfig({ env: { DISCORD_GATEWAY_URL: 'http://x' }, cwd: '/nonexistent' })).toThrow(
+    /DISCORD_GATEWAY_URL/,
+  );
+  expect(
+    loadConfig({
+      env: { STEWARD_ALLOW: 'discord:80351110224678912,matrix:@alice:example.org=local' },
+      cwd: '/nonexistent',
+    }).channels.allow,
+  ).toEqual(['discord:80351110224678912', 'matrix:@alice:example.org=local']);
+});

@@ -250,9 +250,11 @@ export async function channelChecks(config: ResolvedConfig): Promise<Check[]> {
     const where =
       mode === 'polling'
         ? 'long polling'
-        : publicUrl
-          ? `webhook ${publicUrl}${WEBHOOK_PATHS[channel]} (register it with the platform)`
-          : 'webhook; set STEWARD_PUBLIC_URL to see the URL to register';
+        : mode === 'socket'
+          ? 'a connection Steward keeps open (no public URL needed)'
+          : publicUrl
+            ? `webhook ${publicUrl}${WEBHOOK_PATHS[channel]} (register it with the platform)`
+            : 'webhook; set STEWARD_PUBLIC_URL to see the URL to register';
     return found.length
       ? { name, ok: false, detail: `on, ${where}: ${found.join('; ')}`, fix: 'set what the problem names' }
       : { name, ok: true, detail: `on, ${where}` };

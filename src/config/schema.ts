@@ -159,6 +159,27 @@ export const channelsSchema = z
         jwks_url: 'https://www.googleapis.com/service_accounts/v1/jwk/chat@system.gserviceaccount.com',
         api_url: 'https://chat.googleapis.com',
       }),
+    discord: z
+      .object({
+        bot_token: optionalSecret,
+        /** The REST API, version included. */
+        api_url: httpUrl.default('https://discord.com/api/v10'),
+        /** Overrides the Gateway URL `GET /gateway/bot` gives (a local fake, a proxy). */
+        gateway_url: z.url({ protocol: /^wss?$/, error: 'must be a ws(s):// URL' }).optional(),
+      })
+      .strict()
+      .default({ api_url: 'https://discord.com/api/v10' }),
+    matrix: z
+      .object({
+        homeserver_url: httpUrl.optional(),
+        access_token: optionalSecret,
+        user_id: z
+          .string()
+          .regex(/^@[^:\s]+:\S+$/, "must be the bot account's full Matrix id, e.g. @steward:example.org")
+          .optional(),
+      })
+      .strict()
+      .default({}),
   })
   .strict();
 export type ChannelsConfig = z.infer<typeof channelsSchema>;
