@@ -47,8 +47,14 @@ program
 
 program
   .command('doctor')
-  .description('check the configuration, database and LLM endpoint, with fixes')
-  .action(async () => (await import('./doctor.ts')).doctorCommand(loadConfigOrExit()));
+  .description('check the configuration, database, LLM, every enabled channel and provider, with fixes')
+  .option(
+    '--fix',
+    'apply the safe fixes first: file modes, missing folders, Steward’s own webhook registration',
+  )
+  .action(async (options: { fix?: boolean }) =>
+    (await import('./doctor.ts')).doctorCommand(loadConfigOrExit(), options),
+  );
 
 program
   .command('run')
