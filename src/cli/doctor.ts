@@ -155,7 +155,7 @@ function vectorCheck(hasVector: boolean, config: ResolvedConfig): Check {
 }
 
 /** A real one-token chat completion with the orchestrator's model: the call every turn makes. */
-async function llmCheck(config: ResolvedConfig): Promise<Check> {
+export async function llmCheck(config: ResolvedConfig): Promise<Check> {
   const { endpoint } = config;
   if (endpoint.provider === 'none' || !endpoint.baseUrl) {
     return {
