@@ -105,6 +105,28 @@ for (const backend of backends()) {
       expect(seen.every((request) => !JSON.stringify(request.body.messages).includes('4711'))).toBe(true);
     });
 
+    it('joins a paired sender to an existing user with --as: they see that user’s tasks and memories', async () => {
+      const pairingText = await ask(5555, 'hello?');
+      const code = /\b([A-Z2-9]{8})\b/.exec(pairingText)?.[1];
+      expect(code).toBeDefined();
+      const unknown = await steward.runtime.channels.approvePairing(code!, { as: 'nobody' });
+      expect(unknown).toEqual({
+        ok: false,
+        problem:
+          'No user "nobody": --as takes an existing user (local is the owner); leave it out to admit the sender as a new user.',
+      });
+      // The code is still pending: the mistake costs nothing.
+      const approval = await steward.runtime.channels.approvePairing(code!, { as: 'alice' });
+      expect(approval).toMatchObject({ ok: true, userId: 'alice' });
+      await expect.poll(() => telegram.sent.at(-1)?.text ?? '', { timeout: 10_000 }).toContain('approved');
+      expect(await ask(5555, 'what tasks do I have?')).toContain('Buy oat milk');
+      expect(await ask(5555, 'what is in my memory about the locker?')).toContain('4711');
+      const [user] = await steward.runtime.database.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM users WHERE id = 'telegram:5555'",
+      );
+      expect(user!.n).toBe(0);
+    });
+
     it('approves pairing over the API with the owner token only, not a user token', async () => {
       const api = new Hono<AuthEnv>();
       api.route('/', channelApiRoutes(steward.runtime.channels));
@@ -120,9 +142,9 @@ for (const backend of backends()) {
       const listed = await app.request('/api/pairing', {
         headers: { authorization: 'Bearer owner-token-0123456789' },
       });
-      expect(
-        ((await listed.json()) as { pending: Array<{ code: string }> }).pending.map((entry) => entry.code),
-      ).toContain(code);
+      const list = (await listed.json()) as { pending: Array<{ code: string }>; owner_paired: boolean };
+      expect(list.pending.map((entry) => entry.code)).toContain(code);
+      expect(list.owner_paired).toBe(false);
       const approve = (authorization?: string) =>
         app.request('/api/pairing/approve', {
           method: 'POST',

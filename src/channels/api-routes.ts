@@ -16,7 +16,7 @@ const ownerOnly: MiddlewareHandler<CallerEnv> = async (c, next) => {
   return next();
 };
 
-const approveBody = z.object({ code: z.string().min(1) });
+const approveBody = z.object({ code: z.string().min(1), as: z.string().min(1).optional() });
 const linkBody = z.object({ identity: z.string().min(3), user: z.string().min(1) });
 const primaryBody = z.object({ user: z.string().min(1), channel: z.enum(CHANNEL_NAMES).nullable() });
 
@@ -27,7 +27,7 @@ export function parseIdentity(identity: string): { channel: string; senderId: st
 }
 
 /**
- * Under /api, for the owner only: `GET /pairing`, `POST /pairing/approve {code}`,
+ * Under /api, for the owner only: `GET /pairing` (`{pending, owner_paired}`), `POST /pairing/approve {code, as?}`,
  * `POST /users/link {identity, user}`, `POST /users/primary {user, channel}`, `GET /channels`.
  */
 export function channelApiRoutes(gateway: Gateway): Hono<CallerEnv> {
@@ -38,13 +38,19 @@ export function channelApiRoutes(gateway: Gateway): Hono<CallerEnv> {
   app.use('/users/primary', ownerOnly);
   app.use('/channels', ownerOnly);
   app.get('/pairing', async (c) =>
-    c.json({ pending: await pendingPairings(gateway.database, gateway.now()) }),
+    c.json({
+      pending: await pendingPairings(gateway.database, gateway.now()),
+      owner_paired: await gateway.ownerPaired(),
+    }),
   );
   app.post('/pairing/approve', async (c) => {
     const parsed = approveBody.safeParse(await c.req.json().catch(() => null));
     if (!parsed.success)
-      return c.json({ error: 'bad_request', message: 'Send JSON {"code": "ABCD2345"}.' }, 400);
-    const approval = await gateway.approvePairing(parsed.data.code);
+      return c.json(
+        { error: 'bad_request', message: 'Send JSON {"code": "ABCD2345", "as": "local" (optional)}.' },
+        400,
+      );
+    const approval = await gateway.approvePairing(parsed.data.code, { as: parsed.data.as });
     if (!approval.ok) return c.json({ error: 'pairing_failed', message: approval.problem }, 404);
     return c.json({
       approved: approval.request.code,

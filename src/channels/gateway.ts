@@ -6,7 +6,7 @@ import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { createConversation, latestUserConversation } from '../memory/index.ts';
 import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
-import { ensureUser, linkIdentity, noteIdentityActivity } from '../users/index.ts';
+import { ensureUser, getUser, linkIdentity, listIdentities, noteIdentityActivity } from '../users/index.ts';
 import type { VoiceService } from '../voice/index.ts';
 import { resolveSender } from './access.ts';
 import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
@@ -377,15 +377,19 @@ export class Gateway implements GatewayPort {
   }
 
   /**
-   * Admits the sender behind a pairing code as the user `<channel>:<sender>` and greets them.
+   * Admits the sender behind a pairing code and greets them: as the new user
+   * `<channel>:<sender>`, or — with `as` — joined to that existing user (`local`: the owner), whose
+   * memory, tasks and history they then share. An unknown `as` leaves the code pending.
    */
-  async approvePairing(code: string): Promise<PairingApproval> {
+  async approvePairing(code: string, options: { as?: string } = {}): Promise<PairingApproval> {
     const { database } = this.#deps;
+    const joinTo = options.as;
     const outcome = await database.transaction(async (tx) => {
+      if (joinTo !== undefined && !(await getUser(tx, joinTo))) return { problem: 'unknown_user' as const };
       const claimed = await claimPairing(
         tx,
         code,
-        (request) => `${request.channel}:${request.senderId}`,
+        (request) => joinTo ?? `${request.channel}:${request.senderId}`,
         this.#now(),
       );
       if ('problem' in claimed) return claimed;
@@ -404,11 +408,17 @@ export class Gateway implements GatewayPort {
         unknown: `No pairing code ${code}: check it against \`steward pairing list\`.`,
         expired: `The pairing code ${code} has expired: the sender gets a new one by writing again.`,
         approved: `The pairing code ${code} was already approved.`,
+        unknown_user: `No user "${joinTo}": --as takes an existing user (local is the owner); leave it out to admit the sender as a new user.`,
       }[outcome.problem];
       return { ok: false, problem };
     }
     this.sender.kick();
     return { ok: true, request: outcome, userId: outcome.userId! };
+  }
+
+  /** Whether the owner (`local`) has a chat identity yet: until then, a pairing may well be the owner's own phone. */
+  async ownerPaired(): Promise<boolean> {
+    return (await listIdentities(this.#deps.database, 'local')).length > 0;
   }
 
   /** Joins `channel:senderId` to `userId` (created if new), settling any pending pairing. */

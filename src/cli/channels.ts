@@ -1,9 +1,11 @@
+import { createInterface } from 'node:readline/promises';
 import {
   CHANNEL_NAMES,
   CHANNEL_SETUP,
   type ChannelStatus,
   channelsStatus,
   createChannelAdapters,
+  normalizePairingCode,
   type PairingRequest,
   parseIdentity,
   pendingPairings,
@@ -13,7 +15,7 @@ import { openDatabase } from '../db/index.ts';
 import { silentLogger } from '../logging/index.ts';
 import { createRuntime } from '../runtime.ts';
 import { getUser, setPrimaryChannel, userIdProblem } from '../users/index.ts';
-import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
+import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE, stewardInvocation } from './common.ts';
 import { remoteServer } from './remote.ts';
 
 /* `steward channels`, `steward pairing list|approve`, `steward users link`: through the server's
@@ -113,19 +115,72 @@ export async function pairingListCommand(config: ResolvedConfig, options: { json
         `${request.code}  ${request.channel.padEnd(10)}  ${request.senderId.padEnd(22)}  ${(request.senderName ?? '').padEnd(20)}  in ${minutes} min`,
       );
     }
-    lines.push('', 'Approve one with: steward pairing approve CODE');
+    const steward = stewardInvocation();
+    lines.push(
+      '',
+      `Approve one with: ${steward} pairing approve CODE`,
+      `  as a new user, or joined to an existing one (its memory, tasks and history): ${steward} pairing approve CODE --as USER  (--as local: you)`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   throw new CliExit(EXIT_OK);
 }
 
-export async function pairingApproveCommand(config: ResolvedConfig, code: string): Promise<void> {
+/**
+ * On a terminal, when the owner has no chat identity yet, a pairing is likely the owner's own
+ * phone: ask, so it joins the owner instead of becoming a stranger with empty memory.
+ */
+async function askIfOwner(request: PairingRequest | undefined): Promise<string | undefined> {
+  if (!process.stdin.isTTY || !request) return undefined;
+  const who = `${request.channel}:${request.senderId}${request.senderName ? ` (${request.senderName})` : ''}`;
+  const reader = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await reader.question(
+      `The owner has no chat identity yet. Is ${who} you? Then it shares your memory, tasks and history. [y/N] `,
+    );
+    return /^y(es)?$/i.test(answer.trim()) ? 'local' : undefined;
+  } finally {
+    reader.close();
+  }
+}
+
+export async function pairingApproveCommand(
+  config: ResolvedConfig,
+  code: string,
+  options: { as?: string } = {},
+): Promise<void> {
   type Approved = { approved: string; channel: string; sender: string; user: string };
-  let approved = await remoteCall<Approved>(config, 'POST', '/pairing/approve', { code });
+  if (options.as !== undefined) {
+    const problem = userIdProblem(options.as);
+    if (problem) throw new CliExit(EXIT_USAGE, `steward pairing approve: --as: ${problem}`);
+  }
+  let joinTo = options.as;
+  const remote = remoteServer(config);
+  if (remote && joinTo === undefined && process.stdin.isTTY) {
+    const listed = await remoteCall<{ pending: PairingRequest[]; owner_paired: boolean }>(
+      config,
+      'GET',
+      '/pairing',
+    );
+    if (listed && !listed.owner_paired)
+      joinTo = await askIfOwner(
+        listed.pending.find((request) => request.code === normalizePairingCode(code)),
+      );
+  }
+  let approved = remote
+    ? await remoteCall<Approved>(config, 'POST', '/pairing/approve', {
+        code,
+        ...(joinTo ? { as: joinTo } : {}),
+      })
+    : null;
   if (!approved) {
     const runtime = await createRuntime(config, { logger: silentLogger() });
     try {
-      const outcome = await runtime.channels.approvePairing(code);
+      if (joinTo === undefined && process.stdin.isTTY && !(await runtime.channels.ownerPaired())) {
+        const pending = await pendingPairings(runtime.database, runtime.channels.now());
+        joinTo = await askIfOwner(pending.find((request) => request.code === normalizePairingCode(code)));
+      }
+      const outcome = await runtime.channels.approvePairing(code, { as: joinTo });
       if (!outcome.ok) throw new CliExit(EXIT_ERROR, `steward pairing approve: ${outcome.problem}`);
       approved = {
         approved: outcome.request.code,
@@ -142,8 +197,14 @@ export async function pairingApproveCommand(config: ResolvedConfig, code: string
       await runtime.close();
     }
   }
+  const identity = `${approved.channel}:${approved.sender}`;
+  const steward = stewardInvocation();
   process.stdout.write(
-    `Approved ${approved.approved}: ${approved.channel}:${approved.sender} is now the user ${approved.user}; Steward greets them.\n`,
+    joinTo
+      ? `Approved ${approved.approved}: ${identity} joined the user ${approved.user} and shares its memory, tasks and history; Steward greets them.\n`
+      : `Approved ${approved.approved}: ${identity} is now the user ${approved.user}; Steward greets them.\n` +
+          `If ${identity} belongs to someone who already has a user here (local is you, the owner), join it to them: ${steward} users link ${identity} USER\n` +
+          `(next time: ${steward} pairing approve CODE --as USER)\n`,
   );
   throw new CliExit(EXIT_OK);
 }

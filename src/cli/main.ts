@@ -298,8 +298,12 @@ pairing
   .command('approve')
   .description('admit the sender behind a code (Steward greets them)')
   .argument('<code>', 'the 8-character code the sender received')
-  .action(async (code: string) =>
-    (await import('./channels.ts')).pairingApproveCommand(loadConfigOrExit(), code),
+  .option(
+    '--as <user>',
+    'join the sender to this existing user instead of making a new one (local: you, the owner)',
+  )
+  .action(async (code: string, options: { as?: string }) =>
+    (await import('./channels.ts')).pairingApproveCommand(loadConfigOrExit(), code, options),
   );
 
 const users = program.command('users').description('users and their channel identities');

@@ -136,7 +136,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
         breakers: () => runtime.executor.breakers.states(),
         channels: {
           status: () => runtime.channels.status(),
-          approvePairing: (code) => runtime.channels.approvePairing(code),
+          approvePairing: (code, options) => runtime.channels.approvePairing(code, options),
           pending: () => pendingPairings(database, runtime.channels.now()),
         },
         schedules: runtime.workflows,

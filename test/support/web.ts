@@ -44,7 +44,7 @@ export async function startWebSteward(
         breakers: () => runtime.executor.breakers.states(),
         channels: {
           status: () => runtime.channels.status(),
-          approvePairing: (code) => runtime.channels.approvePairing(code),
+          approvePairing: (code, options) => runtime.channels.approvePairing(code, options),
           pending: () => pendingPairings(runtime.database, runtime.channels.now()),
         },
         schedules: runtime.workflows,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
+import { listUserIds } from '../../users/index.ts';
 import { csrfField, formatDate, page, type WebEnv } from '../layout.ts';
 import { formOf, type PageDeps } from './page-deps.ts';
 
@@ -11,6 +12,7 @@ export function channelRoutes(deps: PageDeps): Hono<WebEnv> {
     const session = c.get('session');
     const statuses = deps.channels ? await deps.channels.status() : [];
     const pending = session.owner && deps.channels ? await deps.channels.pending() : [];
+    const users = pending.length ? (await listUserIds(deps.database)).filter((id) => id !== 'local') : [];
     const notice = c.req.query('notice');
     return page(c, {
       title: 'Channels',
@@ -30,7 +32,7 @@ export function channelRoutes(deps: PageDeps): Hono<WebEnv> {
                       (
                         p,
                       ) => html`<li class="card">${p.channel} · ${p.senderName ?? p.senderId} · code <code>${p.code}</code> · expires ${formatDate(p.expiresAt)}
-                    <form method="post" action="/channels/pairing/approve" class="inline">${csrfField(session)}<input type="hidden" name="code" value="${p.code}"><button type="submit">Approve</button></form></li>`,
+                    <form method="post" action="/channels/pairing/approve" class="inline">${csrfField(session)}<input type="hidden" name="code" value="${p.code}"><label>as <select name="as" aria-label="approve ${p.code} as"><option value="">a new user (${p.channel}:${p.senderId})</option><option value="local">me, the owner (shares my memory and tasks)</option>${users.map((id) => html`<option value="${id}">${id}</option>`)}</select></label> <button type="submit">Approve</button></form></li>`,
                     )}</ul>`
                   : html`<p class="empty">No pairing requests are waiting.</p>`
               }`
@@ -47,9 +49,15 @@ export function channelRoutes(deps: PageDeps): Hono<WebEnv> {
         303,
       );
     }
-    const code = ((await formOf(c)).code ?? '').slice(0, 50);
-    const approval = await deps.channels.approvePairing(code);
-    const notice = approval.ok ? `Approved: ${approval.userId} can now talk to Steward.` : approval.problem;
+    const form = await formOf(c);
+    const code = (form.code ?? '').slice(0, 50);
+    const joinTo = (form.as ?? '').slice(0, 200) || undefined;
+    const approval = await deps.channels.approvePairing(code, { as: joinTo });
+    const notice = !approval.ok
+      ? approval.problem
+      : joinTo
+        ? `Approved: ${approval.request.channel}:${approval.request.senderId} joined ${approval.userId} and shares its memory, tasks and history.`
+        : `Approved: ${approval.userId} can now talk to Steward.`;
     return c.redirect(`/channels?notice=${encodeURIComponent(notice)}`, 303);
   });
   return app;

@@ -14,7 +14,7 @@ export type PageDeps = {
   breakers: () => Promise<Array<{ skill: string; state: string }>>;
   channels?: {
     status(): Promise<ChannelStatus[]>;
-    approvePairing(code: string): Promise<PairingApproval>;
+    approvePairing(code: string, options?: { as?: string }): Promise<PairingApproval>;
     pending(): Promise<PairingRequest[]>;
   };
   /** The workflow scheduler (fields as `steward schedules --json` prints them). */
