@@ -10,6 +10,7 @@ import { createRuntime } from '../runtime.ts';
 import { InboundRateLimiter } from '../security/index.ts';
 import {
   type AuthEnv,
+  accountRoutes,
   assertCanListen,
   assertSafeBinding,
   chatRoutes,
@@ -97,6 +98,17 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
       }),
     );
   api.route('/', tokenRoutes(database));
+  api.route(
+    '/',
+    accountRoutes({
+      database,
+      integrations: runtime.integrations,
+      settings: () => ({
+        apiUrl: config.get().google.api_url,
+        hubspotBaseUrl: config.get().hubspot.base_url,
+      }),
+    }),
+  );
   api.route(
     '/',
     voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get(), rateLimit }),

@@ -1,3 +1,4 @@
+export { accountRoutes } from './api-accounts.ts';
 export { chatRoutes } from './api-chat.ts';
 export { runRoutes } from './api-run.ts';
 export { tokenRoutes } from './api-tokens.ts';
