@@ -9,6 +9,7 @@ import type { MemoryImportOptions } from './memory.ts';
 import type { OnboardOptions } from './onboard.ts';
 import { flagOf, ONBOARD_CHANNELS } from './onboard-questions.ts';
 import type { SchedulesOptions } from './schedules.ts';
+import type { SecurityAuditOptions } from './security.ts';
 import type { SkillsHistoryOptions, SkillsRollbackOptions } from './skills.ts';
 import type { SkillsImportOptions } from './skills-import.ts';
 import type { UsageOptions } from './usage.ts';
@@ -383,7 +384,12 @@ program
   .command('audit')
   .description('check the configuration like a reviewer: exit 1 on any high or critical finding')
   .option('--json', 'print [{id, severity, message, fix}]')
-  .action(async (options: { json?: boolean }) =>
+  .option('--fix', 'apply the safe fixes first (file modes of .env, the data dir and key files)')
+  .option(
+    '--deep',
+    'also probe the running server: routes open without a token, security headers, TLS in front',
+  )
+  .action(async (options: SecurityAuditOptions) =>
     (await import('./security.ts')).securityAuditCommand(loadConfigOrExit(), options),
   );
 

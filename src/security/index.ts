@@ -1,4 +1,5 @@
 export { type AuditOptions, auditConfiguration } from './audit.ts';
+export { deepFindings } from './audit-deep.ts';
 export { weakSecretReason } from './audit-settings.ts';
 export { clientAddress } from './client-address.ts';
 export { type Advisory, type AdvisoryList, bundledAdvisories, satisfies } from './dependency-advisories.ts';
