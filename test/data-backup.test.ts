@@ -12,6 +12,7 @@ import {
   writeBackupFile,
   writeKeptBackup,
 } from '../src/backup/index.ts';
+import { stewardCommand } from '../src/config/index.ts';
 import {
   type Database,
   listMigrations,
@@ -257,7 +258,7 @@ describeEachBackend('upgrades and schema versions', (get, backend) => {
     expect(failure).toMatchObject({
       code: 'migration_failed',
       message: expect.stringContaining(
-        `Migration 0151_broken failed and was rolled back (nothing was applied in this run): division by zero. To go back to the database as it was before this upgrade: steward restore ${backups[0]!.file} --force`,
+        `Migration 0151_broken failed and was rolled back (nothing was applied in this run): division by zero. To go back to the database as it was before this upgrade: ${stewardCommand()} restore ${backups[0]!.file} --force`,
       ),
     });
     // Nothing of the failed migration stayed, and the database answers as before.

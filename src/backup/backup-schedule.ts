@@ -1,3 +1,4 @@
+import { stewardCommand } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
@@ -94,7 +95,7 @@ export function backupAge(
       : {
           ok: true,
           detail: 'no backup yet',
-          fix: 'run steward backup --output FILE, or set backup.schedule (e.g. "0 3 * * *")',
+          fix: `run ${stewardCommand()} backup --output FILE, or set backup.schedule (e.g. "0 3 * * *")`,
         };
   }
   const parsed = parseCron(settings.schedule);
@@ -106,14 +107,14 @@ export function backupAge(
     return {
       ok: false,
       detail: `last backup ${age}: older than backup.schedule "${settings.schedule}" allows (missed ${missed[0]!.toISOString()})`,
-      fix: "see the server's log (steward logs) for why the scheduled backup failed; steward backup makes one now",
+      fix: `see the server's log (${stewardCommand()} logs) for why the scheduled backup failed; ${stewardCommand()} backup makes one now`,
     };
   if (!latest)
     return missed.length > 0
       ? {
           ok: false,
           detail: `no backup yet, though backup.schedule "${settings.schedule}" has come due`,
-          fix: "see the server's log (steward logs); steward backup makes one now",
+          fix: `see the server's log (${stewardCommand()} logs); ${stewardCommand()} backup makes one now`,
         }
       : { ok: true, detail: `no backup yet; the first runs on "${settings.schedule}"` };
   return {

@@ -1,7 +1,7 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { ConfigStore, loadConfig, type ResolvedConfig } from '../config/index.ts';
+import { ConfigStore, loadConfig, type ResolvedConfig, stewardCommand } from '../config/index.ts';
 import { ConfigError, errorMessage, StewardError } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
 
@@ -38,30 +38,8 @@ export function cliLogger(config: ResolvedConfig, level?: string): Logger {
   return createLogger({ level: level ?? config.log_level, secrets: () => config.secrets });
 }
 
-const OWN_BIN = new URL('../../bin/steward.js', import.meta.url).pathname;
-
-/**
- * How to run Steward from a shell, for messages that tell people what to type: `steward` when
- * that command on the PATH is this installation (npm link, a global install), else `npx steward`
- * (what works in the project folder after npm install).
- */
-export function stewardInvocation(env: NodeJS.ProcessEnv = process.env): string {
-  let own: string;
-  try {
-    own = realpathSync(OWN_BIN);
-  } catch {
-    return 'npx steward';
-  }
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    try {
-      if (realpathSync(path.join(dir, 'steward')) === own) return 'steward';
-    } catch {
-      // no steward there
-    }
-  }
-  return 'npx steward';
-}
+/** How to run Steward from a shell (`steward` when it is on the PATH, else `npx steward`). */
+export const stewardInvocation = stewardCommand;
 
 /** One line for the terminal: the error's message, never a stack trace. */
 export function describeFailure(error: unknown): string {

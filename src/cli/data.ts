@@ -20,7 +20,7 @@ import {
 import type { ResolvedConfig } from '../config/index.ts';
 import { openDatabase, readLockOwner } from '../db/index.ts';
 import { userIdProblem } from '../users/index.ts';
-import { CliExit, describeFailure, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
+import { CliExit, describeFailure, EXIT_ERROR, EXIT_OK, EXIT_USAGE, stewardInvocation } from './common.ts';
 import { remoteServer } from './remote.ts';
 
 /** Runs a command body; any failure ends it with exit 1 and one line naming the command. */
@@ -60,7 +60,7 @@ async function receiveArchive(response: Response, file: string): Promise<void> {
     await pipeline(Readable.fromWeb(response.body as never), createWriteStream(partial, { mode: 0o600 }));
     await extractArchive(partial, null).catch((error: unknown) => {
       throw new Error(
-        `the server's archive did not arrive whole (${describeFailure(error)}); see its log (steward logs)`,
+        `the server's archive did not arrive whole (${describeFailure(error)}); see its log (${stewardInvocation()} logs)`,
       );
     });
     await rename(partial, file);

@@ -15,7 +15,7 @@ import { redactString } from '../logging/index.ts';
 import { otlpSettings } from '../tracing/index.ts';
 import { systemTimezone } from '../users/index.ts';
 import { voiceChecks } from '../voice/index.ts';
-import { CliExit, EXIT_ERROR } from './common.ts';
+import { CliExit, EXIT_ERROR, stewardInvocation } from './common.ts';
 import { channelChecks } from './doctor-channels.ts';
 import type { Check } from './doctor-check.ts';
 import { applySafeFixes } from './doctor-fix.ts';
@@ -102,7 +102,7 @@ async function databaseChecks(config: ResolvedConfig): Promise<Check[]> {
       const pending = await pendingMigrations(database);
       const latest = listMigrations().at(-1)?.name ?? 'none';
       const schema = pending.length
-        ? `${pending.length} migration(s) pending (steward start or steward migrate applies them)`
+        ? `${pending.length} migration(s) pending (${stewardInvocation()} start or ${stewardInvocation()} migrate applies them)`
         : `schema current (${latest.replace(/\.sql$/, '')})`;
       return [
         { name: 'database', ok: true, detail: `${backend}, PostgreSQL ${version}, ${schema}` },
@@ -314,7 +314,7 @@ export async function doctorCommand(config: ResolvedConfig, options: { fix?: boo
       : 'Every check passed.',
   );
   if (!options.fix && failed.some((check) => check.fixable))
-    out.push('steward doctor --fix applies the fixes marked safe.');
+    out.push(`${stewardInvocation()} doctor --fix applies the fixes marked safe.`);
   process.stdout.write(`${out.join('\n')}\n`);
   if (failed.length) throw new CliExit(EXIT_ERROR);
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { stewardCommand } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { ChatOptions } from './chat.ts';
 import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } from './common.ts';
@@ -25,7 +26,7 @@ const SERVICE_CHOICES = ['systemd', 'launchd', 'none'];
 /** `steward run tasks.search --query x` split the command into words: show it quoted. */
 function quoteHint(words: string[]): string {
   const command = words.map((word) => (/[\s']/.test(word) ? `"${word}"` : word)).join(' ');
-  return `hint: quote the whole command, e.g. steward run '${command}'`;
+  return `hint: quote the whole command, e.g. ${stewardCommand()} run '${command}'`;
 }
 
 const program = new Command()

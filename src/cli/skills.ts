@@ -20,7 +20,7 @@ import {
   versionView,
 } from '../skills/index.ts';
 import { userIdProblem } from '../users/index.ts';
-import { CliExit, EXIT_ERROR, EXIT_USAGE } from './common.ts';
+import { CliExit, EXIT_ERROR, EXIT_USAGE, stewardInvocation } from './common.ts';
 import { remoteServer } from './remote.ts';
 
 /** Who acts when the install's owner runs a command here (as the owner's API token does). */
@@ -165,7 +165,7 @@ export async function skillsList(config: ResolvedConfig, options: { json?: boole
   );
   if (invalid.length) {
     process.stdout.write(
-      `${invalid.length} skill file(s) invalid and not loaded: fix them, then check with steward skills validate\n`,
+      `${invalid.length} skill file(s) invalid and not loaded: fix them, then check with ${stewardInvocation()} skills validate\n`,
     );
   }
 }
@@ -314,6 +314,6 @@ export function skillsNew(config: ResolvedConfig, name: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, skillPageSkeleton(name));
   process.stdout.write(
-    `created ${file}\nEdit it, then check it with: steward skills validate ${config.skillsDir}\n`,
+    `created ${file}\nEdit it, then check it with: ${stewardInvocation()} skills validate ${config.skillsDir}\n`,
   );
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { dataRoutes } from '../backup/index.ts';
 import { channelApiRoutes, pendingPairings, webhookRoutes } from '../channels/index.ts';
-import type { ResolvedConfig } from '../config/index.ts';
+import { type ResolvedConfig, stewardCommand } from '../config/index.ts';
 import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts';
 import { createLogger, logFilePath } from '../logging/index.ts';
 import { mcpHttpRoutes } from '../mcp/index.ts';
@@ -176,7 +176,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   const code = await createLoginCode(database, { userId: OWNER_USER, owner: true });
   const base = initial.public_url ?? dashboardBase(server.host, server.port);
   process.stdout.write(
-    `Dashboard: ${loginLink(base, code)} (one-time login link, valid 10 minutes; \`steward dashboard\` prints a new one)\n`,
+    `Dashboard: ${loginLink(base, code)} (one-time login link, valid 10 minutes; \`${stewardCommand()} dashboard\` prints a new one)\n`,
   );
   if (initial.endpoint.provider === 'none') {
     logger.warn(

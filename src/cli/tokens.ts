@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import { openDatabase } from '../db/index.ts';
 import { createApiToken, ensureUser, listApiTokens, revokeApiToken, userIdProblem } from '../users/index.ts';
-import { CliExit, EXIT_ERROR, EXIT_USAGE } from './common.ts';
+import { CliExit, EXIT_ERROR, EXIT_USAGE, stewardInvocation } from './common.ts';
 import { remoteServer } from './remote.ts';
 
 type Remote = NonNullable<ReturnType<typeof remoteServer>>;
@@ -80,7 +80,7 @@ export async function tokensList(
     revokedAt: string | Date | null;
   }>;
   if (rows.length === 0)
-    process.stdout.write('No tokens. Create one with: steward tokens create --user ID\n');
+    process.stdout.write(`No tokens. Create one with: ${stewardInvocation()} tokens create --user ID\n`);
   for (const row of rows) {
     const state = row.revokedAt
       ? 'revoked'
@@ -98,6 +98,9 @@ export async function tokensRevoke(config: ResolvedConfig, id: string): Promise<
   if (remote) await callServer(remote, 'DELETE', `/api/tokens/${encodeURIComponent(id)}`);
   else revoked = await withDatabase(config, (db) => revokeApiToken(db, id));
   if (!revoked)
-    throw new CliExit(EXIT_ERROR, `steward tokens revoke: no active token ${id} (see steward tokens list)`);
+    throw new CliExit(
+      EXIT_ERROR,
+      `steward tokens revoke: no active token ${id} (see ${stewardInvocation()} tokens list)`,
+    );
   process.stdout.write(`revoked ${id}\n`);
 }

@@ -24,4 +24,5 @@ export {
   type VoiceConfig,
   type WebConfig,
 } from './schema.ts';
+export { stewardCommand } from './steward-command.ts';
 export { ConfigStore } from './store.ts';

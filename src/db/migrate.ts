@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stewardCommand } from '../config/index.ts';
 import { StewardError } from '../errors.ts';
 import type { Database, Queryable } from './client.ts';
 
@@ -68,7 +69,7 @@ export async function migrate(
           ? ` (applied before it in this run: ${applied.join(', ')})`
           : ' (nothing was applied in this run)';
         const undo = backup
-          ? ` To go back to the database as it was before this upgrade: steward restore ${backup.backup} --force`
+          ? ` To go back to the database as it was before this upgrade: ${stewardCommand()} restore ${backup.backup} --force`
           : '';
         throw new StewardError(
           'migration_failed',

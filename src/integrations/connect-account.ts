@@ -1,4 +1,5 @@
 import type { gmail_v1 } from '@googleapis/gmail/build/v1.js';
+import { stewardCommand } from '../config/index.ts';
 import type { CredentialsOf, Provider } from './credentials/credential-types.ts';
 import { parseAddress } from './email/email-address.ts';
 import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from './email/mail-urls.ts';
@@ -48,7 +49,7 @@ export async function verifyAccount(
   userId: string,
   signal?: AbortSignal,
 ): Promise<string> {
-  const reconnect = `steward connect ${provider}${userId === 'local' ? '' : ` --user ${userId}`}`;
+  const reconnect = `${stewardCommand()} connect ${provider}${userId === 'local' ? '' : ` --user ${userId}`}`;
   if (provider === 'google') {
     const google = credentials as CredentialsOf['google'];
     const { gmail_v1: gmail } = await import('@googleapis/gmail/build/v1.js');

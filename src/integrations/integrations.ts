@@ -1,5 +1,6 @@
 import type { AuthClient } from 'google-auth-library';
 import type { ResolvedConfig } from '../config/index.ts';
+import { stewardCommand } from '../config/index.ts';
 import type { Queryable } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { CalendarProvider } from './calendar/calendar-types.ts';
@@ -239,9 +240,9 @@ export function reconnectHint(provider: Provider, origin: 'stored' | 'env', user
       hubspot: 'HUBSPOT_ACCESS_TOKEN',
       caldav: 'CALDAV_URL',
     };
-    return `update ${settings[provider]}, or run steward connect ${provider}`;
+    return `update ${settings[provider]}, or run ${stewardCommand()} connect ${provider}`;
   }
-  return `steward connect ${provider}${userId === OWNER_USER ? '' : ` --user ${userId}`}`;
+  return `${stewardCommand()} connect ${provider}${userId === OWNER_USER ? '' : ` --user ${userId}`}`;
 }
 
 function rootUrl(apiUrl: string | undefined): string | undefined {

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from '../config/index.ts';
+import { type ResolvedConfig, stewardCommand } from '../config/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Finding } from './finding.ts';
 
@@ -32,7 +32,7 @@ export async function deepFindings(
         id: 'deep-server-not-running',
         severity: 'low',
         message: `No Steward server answered at ${serverUrl} (${errorMessage(error)}), so --deep checked nothing there.`,
-        fix: 'Start it (npx steward start), then run npx steward security audit --deep again.',
+        fix: `Start it (${stewardCommand()} start), then run ${stewardCommand()} security audit --deep again.`,
       },
     ];
   }
@@ -45,7 +45,7 @@ export async function deepFindings(
         id: 'open-route',
         severity: exposed ? 'critical' : 'medium',
         message: `GET ${route} answered ${response.status} without any token: ${exposed ? 'anyone who reaches the server' : 'any program or person on this machine'} can read it.`,
-        fix: 'Set STEWARD_API_TOKEN (npx steward onboard makes one) and restart the server.',
+        fix: `Set STEWARD_API_TOKEN (${stewardCommand()} onboard makes one) and restart the server.`,
       });
     }
   }

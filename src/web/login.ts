@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { ResolvedConfig } from '../config/index.ts';
+import { stewardCommand } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { clientAddress } from '../security/index.ts';
 import { bodyOverflowed, OWNER_USER } from '../server/index.ts';
@@ -60,7 +61,7 @@ function loginPage(
       <label for="token">API token</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
       <button type="submit">Log in</button>
-      <p class="hint">Use STEWARD_API_TOKEN (the owner), a token from <code>steward tokens create</code>, or the one-time link that <code>steward dashboard</code> prints.</p>
+      <p class="hint">Use STEWARD_API_TOKEN (the owner), a token from <code>${stewardCommand()} tokens create</code>, or the one-time link that <code>${stewardCommand()} dashboard</code> prints.</p>
     </form>`,
   });
 }
@@ -201,8 +202,7 @@ export function loginRoutes(deps: LoginDeps): Hono {
     if (!who) {
       return failedLogin(c, deps, {
         status: 401,
-        error:
-          'That login link is unknown, used or expired (links last 10 minutes). Run `steward dashboard` for a new one.',
+        error: `That login link is unknown, used or expired (links last 10 minutes). Run \`${stewardCommand()} dashboard\` for a new one.`,
       });
     }
     const { id } = await createSession(deps.database, who);

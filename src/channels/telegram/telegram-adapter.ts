@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Api, GrammyError, HttpError, InputFile } from 'grammy';
 import { Hono } from 'hono';
-import type { ChannelsConfig } from '../../config/index.ts';
+import { type ChannelsConfig, stewardCommand } from '../../config/index.ts';
 import { errorMessage, StewardError } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import { plainText } from '../markdown.ts';
@@ -199,7 +199,7 @@ export class TelegramAdapter implements ChannelAdapter {
       return {
         ok: false,
         problem: `@${username} answers, but Telegram sends its updates to ${registered || 'no webhook'}, not ${this.webhookUrl}`,
-        fix: 'steward doctor --fix registers the webhook (Steward also registers it each time it starts)',
+        fix: `${stewardCommand()} doctor --fix registers the webhook (Steward also registers it each time it starts)`,
         repair: {
           what: `registered ${this.webhookUrl} with Telegram`,
           run: (repairSignal) => this.registerWebhook(repairSignal),
