@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stewardCommand } from '../src/config/index.ts';
 import { freePort, ROOT, runCli } from './support/cli.ts';
 
 /*
@@ -81,7 +82,7 @@ describe('small things', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: unknown option '--query'`);
     expect(result.stderr.trim().split('\n').at(-1)).toBe(
-      `hint: quote the whole command, e.g. steward run 'tasks.search --query "q1 report"'`,
+      `hint: quote the whole command, e.g. ${stewardCommand()} run 'tasks.search --query "q1 report"'`,
     );
   });
 });
