@@ -123,6 +123,19 @@ describe('steward onboard --non-interactive', () => {
     expect(existsSync(path.join(dir, '.env'))).toBe(false);
     expect(existsSync(path.join(dir, 'steward.yaml'))).toBe(false);
 
+    const brokenYaml = workDir();
+    writeFileSync(path.join(brokenYaml, 'steward.yaml'), 'llm: [unclosed\n');
+    oneToken('m');
+    const broken = await runCli(
+      ['onboard', '--non-interactive', '--llm-base-url', llm.url, '--llm-api-key', KEY, '--llm-model', 'm'],
+      { cwd: brokenYaml },
+    );
+    llm.assertDone();
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('steward.yaml is not valid YAML');
+    expect(readFileSync(path.join(brokenYaml, 'steward.yaml'), 'utf8')).toBe('llm: [unclosed\n');
+    expect(existsSync(path.join(brokenYaml, '.env'))).toBe(false);
+
     const noModel = await runCli(['onboard', '--non-interactive', '--llm-base-url', llm.url], { cwd: dir });
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toContain('--non-interactive needs --llm-model');

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
+import { CliExit, EXIT_USAGE } from './common.ts';
 
 /** Writes `text` to `file` through a private temporary file and a rename: never half a file. */
 function writeAtomically(file: string, text: string, mode: number): void {
@@ -65,6 +66,11 @@ export function writeYamlSettings(file: string, settings: Array<[string[], strin
   const document = parseDocument(
     existing || '# Steward settings, written by steward onboard. Secrets live in .env, not here.\n',
   );
+  if (document.errors.length > 0)
+    throw new CliExit(
+      EXIT_USAGE,
+      `steward onboard: ${file} is not valid YAML (${document.errors[0]!.message.split('\n')[0]}); fix it or move it away, then run onboard again. Nothing was written.`,
+    );
   for (const [keys, value] of settings) document.setIn(keys, value);
   writeAtomically(file, document.toString(), 0o644);
   return file;

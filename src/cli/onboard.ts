@@ -248,12 +248,6 @@ export async function onboardCommand(options: OnboardOptions): Promise<void> {
     const service = await prompter.choose('   Install a service?', offered, options.service, 'none');
     const secrets: Record<string, string> = { STEWARD_API_TOKEN: ownerToken, ...channels.env };
     if (llm.apiKey) secrets.LLM_API_KEY = llm.apiKey;
-    const envFile = writeEnvFile(dir, secrets, [
-      'LLM_BASE_URL',
-      'LLM_MODEL',
-      'OPENROUTER_API_KEY',
-      'STEWARD_PUBLIC_URL',
-    ]);
     const settings: Array<[string[], string]> = [
       [['llm', 'base_url'], llm.baseUrl],
       ...ROLES.filter((role) => role !== 'embeddings').map((role): [string[], string] => [
@@ -262,10 +256,16 @@ export async function onboardCommand(options: OnboardOptions): Promise<void> {
       ]),
     ];
     if (channels.publicUrl) settings.push([['public_url'], channels.publicUrl]);
-    const yamlFile = writeYamlSettings(
-      path.resolve(dir, process.env.STEWARD_CONFIG ?? 'steward.yaml'),
-      settings,
-    );
+    // STEWARD_CONFIG names the file when it is a YAML file (never /dev/null or a device).
+    const configured = process.env.STEWARD_CONFIG;
+    const yamlPath = configured && /\.ya?ml$/i.test(configured) ? configured : 'steward.yaml';
+    const yamlFile = writeYamlSettings(path.resolve(dir, yamlPath), settings);
+    const envFile = writeEnvFile(dir, secrets, [
+      'LLM_BASE_URL',
+      'LLM_MODEL',
+      'OPENROUTER_API_KEY',
+      'STEWARD_PUBLIC_URL',
+    ]);
     const lines = [
       '',
       `Wrote ${envFile} (mode 600): ${Object.keys(secrets).join(', ')}`,
