@@ -19,7 +19,7 @@ import { errorMessage } from '../errors.ts';
 import { displayPath, QUARANTINE_DIR, quarantinedOperations } from '../files/index.ts';
 import { webChecks } from '../integrations/index.ts';
 import { redactString, silentLogger } from '../logging/index.ts';
-import { otlpSettings } from '../tracing/index.ts';
+import { otlpSettings } from '../observability/index.ts';
 import { systemTimezone } from '../users/index.ts';
 import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';

@@ -1,4 +1,3 @@
-import type { DeliveryReceipt } from '../channels/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import {
@@ -10,6 +9,7 @@ import {
 } from '../skills/index.ts';
 import { formatInZone } from '../time/index.ts';
 import { ensureUser } from '../users/index.ts';
+import type { DeliveryReceipt } from './delivery-receipt.ts';
 import {
   claimRun,
   latestRuns,
