@@ -231,7 +231,7 @@ const OTHER_VARIABLES = `## Other environment variables
 | variable | meaning |
 |---|---|
 | \`STEWARD_CONFIG\` | path of the config file (default \`./steward.yaml\`; optional unless this is set) |
-| \`NODE_COMPILE_CACHE\` | where Node keeps compiled sources between starts (default: the system temp dir's \`node-compile-cache\`); \`NODE_DISABLE_COMPILE_CACHE=1\` turns the cache off |
+| \`NODE_COMPILE_CACHE\` | where Node keeps compiled sources between starts (default: the system temp dir's \`node-compile-cache\`; \`steward\`, \`npm start\` and the Dockerfile turn the cache on); \`NODE_DISABLE_COMPILE_CACHE=1\` turns it off |
 | \`OTEL_EXPORTER_OTLP_TIMEOUT\`, \`OTEL_EXPORTER_OTLP_COMPRESSION\`, \`OTEL_RESOURCE_ATTRIBUTES\`, \`OTEL_BSP_SCHEDULE_DELAY\`, \`OTEL_BSP_EXPORT_TIMEOUT\`, \`OTEL_BSP_MAX_QUEUE_SIZE\`, \`OTEL_BSP_MAX_EXPORT_BATCH_SIZE\` | the standard OpenTelemetry settings, honoured as the SDK defines them |
 `;
 
