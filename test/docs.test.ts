@@ -97,3 +97,20 @@ it('README.md keeps the sections other documents and checks refer to', () => {
     expect(headings, name).toContain(name);
   expect(readme).toContain('npm test');
 });
+
+it('docs/DESIGN.md names the owner of every table the migrations create', () => {
+  const design = readFileSync(path.join(ROOT, 'docs/DESIGN.md'), 'utf8');
+  const start = design.indexOf('## 4. Who owns which table');
+  const section = design.slice(start, design.indexOf('\n## ', start + 1));
+  const named = new Set([...section.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]));
+  const tables = readdirSync(path.join(ROOT, 'migrations'))
+    .filter((name) => name.endsWith('.sql'))
+    .flatMap((name) => [
+      ...readFileSync(path.join(ROOT, 'migrations', name), 'utf8').matchAll(
+        /CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/gi,
+      ),
+    ])
+    .map((match) => match[1]!);
+  const missing = [...new Set(tables)].filter((table) => !named.has(table));
+  expect(missing, 'add these tables to docs/DESIGN.md §4 with the folder that owns them').toEqual([]);
+});
