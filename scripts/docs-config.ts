@@ -135,8 +135,8 @@ export function collectSettings(schema: z.ZodType, prefix: string): Setting[] {
   ];
 }
 
-function sections(): Section[] {
-  const shape = defOf(unwrap(configSchema).core).shape!;
+function sections(schema: z.ZodType = configSchema): Section[] {
+  const shape = defOf(unwrap(schema).core).shape!;
   const top: Setting[] = [];
   const grouped: Section[] = [];
   for (const [key, schema] of Object.entries(shape)) {
@@ -164,17 +164,22 @@ function envNames(key: string): string[] {
 const CHAT_ROLE = /^llm\.roles\.(?!embeddings$)[a-z_]+$/;
 
 /** Settings without a description, and environment variables naming no setting: both must be fixed. */
-export function configDocProblems(): string[] {
-  const settings = sections().flatMap((section) => section.settings);
+export function configDocProblems(
+  schema: z.ZodType = configSchema,
+  envVars: ReadonlyArray<{ name: string; key: string }> = ENV_VARS,
+): string[] {
+  const settings = sections(schema).flatMap((section) => section.settings);
   const keys = new Set(settings.map((setting) => setting.key));
   return [
     ...settings
       .filter((setting) => !setting.description)
       .map((setting) => `${setting.key} has no description: add .describe('…') to it in src/config`),
-    ...ENV_VARS.filter(
-      (entry) =>
-        !entry.key.includes('*') && !keys.has(entry.key) && !keys.has(entry.key.replace(/\.[^.]+$/, '')),
-    ).map((entry) => `${entry.name} names ${entry.key}, which is not a setting`),
+    ...envVars
+      .filter(
+        (entry) =>
+          !entry.key.includes('*') && !keys.has(entry.key) && !keys.has(entry.key.replace(/\.[^.]+$/, '')),
+      )
+      .map((entry) => `${entry.name} names ${entry.key}, which is not a setting`),
   ];
 }
 

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { z } from 'zod';
 import { CONFIGURATION_DOC, configDocProblems, renderConfigurationDoc } from '../scripts/docs-config.ts';
 
 it('docs/configuration.md is what the config schema generates now', () => {
@@ -113,4 +114,20 @@ it('docs/DESIGN.md names the owner of every table the migrations create', () => 
     .map((match) => match[1]!);
   const missing = [...new Set(tables)].filter((table) => !named.has(table));
   expect(missing, 'add these tables to docs/DESIGN.md §4 with the folder that owns them').toEqual([]);
+});
+
+it('finds a setting without a description and a variable naming no setting', () => {
+  const schema = z.object({
+    port: z.number().default(3000).describe('Listen port.'),
+    limits: z.object({ turns: z.number().default(8) }).default({ turns: 8 }),
+  });
+  expect(
+    configDocProblems(schema, [
+      { name: 'PORT', key: 'port' },
+      { name: 'HOSTNAME', key: 'hostname' },
+    ]),
+  ).toEqual([
+    "limits.turns has no description: add .describe('…') to it in src/config",
+    'HOSTNAME names hostname, which is not a setting',
+  ]);
 });
