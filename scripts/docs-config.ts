@@ -93,6 +93,7 @@ function typeName(schema: z.ZodType): string {
 function formatDefault(value: unknown): string {
   if (value === undefined) return 'unset';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : `\`${value.join(',')}\``;
+  if (typeof value === 'object' && value !== null && Object.keys(value).length === 0) return 'none';
   return `\`${String(value)}\``;
 }
 
@@ -122,7 +123,12 @@ export function collectSettings(schema: z.ZodType, prefix: string): Setting[] {
   if (def.type === 'record' && defOf(unwrap(def.valueType!).core).type === 'enum') {
     const key = `${prefix}.<name>`;
     return [
-      { key, type: typeName(def.valueType!), default: 'see description', description: description ?? '' },
+      {
+        key,
+        type: typeName(def.valueType!),
+        default: formatDefault(defaultValue),
+        description: description ?? '',
+      },
     ];
   }
   return [
