@@ -68,13 +68,11 @@ export {
   type CronSchedule,
   checkSkillMentions,
   fireTimesBetween,
-  formatInZone,
   getSkill,
   hideDomains,
   type InvalidSkill,
   invalidSkills,
   loadSkillRoots,
-  localTime,
   nextFireTime,
   parseCron,
   parseFrontmatter,
@@ -86,7 +84,6 @@ export {
   skillsVisibleTo,
   type UnavailableDomain,
   validateSkillDir,
-  zoneOffsetMinutes,
 } from './registry/index.ts';
 export type {
   DomainIndex,

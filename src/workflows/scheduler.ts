@@ -3,12 +3,12 @@ import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import {
   type CronSchedule,
-  formatInZone,
   nextFireTime,
   parseCron,
   type SkillDefinition,
   type SkillSnapshot,
 } from '../skills/index.ts';
+import { formatInZone } from '../time/index.ts';
 import { ensureUser } from '../users/index.ts';
 import {
   claimRun,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import ICAL from 'ical.js';
 import { createDAVClient, type DAVCalendar } from 'tsdav';
+import { wallClock, zonedToInstant } from '../../time/index.ts';
 import {
   badResponse,
   type FailureContext,
@@ -10,7 +11,6 @@ import {
 } from '../provider-error.ts';
 import type { CalendarEvent, CalendarProvider, EventChanges, NewEvent, TimeRange } from './calendar-types.ts';
 import { occurrences } from './recurrence.ts';
-import { wallClock, zonedToInstant } from './zoned-time.ts';
 
 export type CaldavOptions = {
   url: string;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import ICAL from 'ical.js';
 import type { Queryable } from '../../db/index.ts';
+import { wallClock } from '../../time/index.ts';
 import { allLocalEvents, type EventRow } from './local-calendar.ts';
-import { wallClock } from './zoned-time.ts';
 
 /** The user's secret feed token, created on first use; `rotate` replaces it (the old URL stops working). */
 export async function calendarFeedToken(

@@ -1,14 +1,5 @@
 export { closestDomains, closestSkills } from './closest-skills.ts';
-export {
-  type CronSchedule,
-  fireTimesBetween,
-  formatInZone,
-  type LocalTime,
-  localTime,
-  nextFireTime,
-  parseCron,
-  zoneOffsetMinutes,
-} from './cron-schedule.ts';
+export { type CronSchedule, fireTimesBetween, nextFireTime, parseCron } from './cron-schedule.ts';
 export { type GetSkillRequest, getSkill, skillHelp, skillPage, type UnavailableDomain } from './get-skill.ts';
 export { hideDomains } from './hide-domains.ts';
 export { type InvalidSkill, invalidSkills } from './invalid-skills.ts';

@@ -1,3 +1,4 @@
+import { isTimeZone } from '../../time/index.ts';
 import { userIdProblem } from '../../users/index.ts';
 import type { Diagnostic, DomainIndex, SkillDefinition, SkillSource } from '../types.ts';
 import { parseCron } from './cron-schedule.ts';
@@ -179,15 +180,6 @@ function toDiagnostics(path: string, errors: string[], warnings: string[]): Diag
     ...errors.map((message) => ({ path, severity: 'error' as const, message })),
     ...warnings.map((message) => ({ path, severity: 'warning' as const, message })),
   ];
-}
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function describe(value: unknown): string {

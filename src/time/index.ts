@@ -1,0 +1,15 @@
+export {
+  type DateTimeInput,
+  formatInZone,
+  isTimeZone,
+  localDay,
+  localDayLabel,
+  localMinute,
+  localTime,
+  parseDateTime,
+  startOfLocalDay,
+  type WallClock,
+  wallClock,
+  zonedToInstant,
+  zoneOffsetMinutes,
+} from './zoned-time.ts';
