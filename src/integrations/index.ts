@@ -58,6 +58,7 @@ export function unavailableDomains(integrations: Integrations, userId: string) {
   return integrations.unavailableDomains(userId);
 }
 export { type ConnectResult, connectAccount } from './connect-account.ts';
+export { providerChecks } from './doctor-check.ts';
 export { serviceAccountCredentials } from './google/google-auth.ts';
 export { runGoogleOAuthFlow } from './google/oauth-flow.ts';
 export { webChecks } from './web/doctor-check.ts';

@@ -4,8 +4,9 @@ import type { ChannelsConfig } from '../../config/index.ts';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import type { CursorStore } from '../cursor-store.ts';
+import { unreachable } from '../probe.ts';
 import { httpFailure, networkFailure } from '../send-errors.ts';
-import type { ChannelAdapter, GatewayPort, OutboundMessage, SendResult } from '../types.ts';
+import type { ChannelAdapter, ChannelProbe, GatewayPort, OutboundMessage, SendResult } from '../types.ts';
 import { type DiscordMessage, parseDiscordDispatch } from './discord-event.ts';
 import { discordMarkdown } from './discord-markdown.ts';
 import { GatewaySession } from './gateway-session.ts';
@@ -99,6 +100,26 @@ export class DiscordAdapter implements ChannelAdapter {
 
   problems(): string[] {
     return [];
+  }
+
+  /** `GET /users/@me`: the bot token is valid, and whose it is. */
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    try {
+      const me = (await this.rest.get('/users/@me', { signal, versioned: false })) as {
+        username?: string;
+        id?: string;
+      };
+      return { ok: true, detail: `the bot ${me.username ?? me.id} answers (GET /users/@me)` };
+    } catch (error) {
+      if (error instanceof DiscordAPIError) {
+        return {
+          ok: false,
+          problem: `Discord refused GET /users/@me: ${error.status} ${this.#redact(error.message)}`,
+          fix: 'set DISCORD_BOT_TOKEN to the bot’s token (Developer Portal → your app → Bot → Reset Token)',
+        };
+      }
+      return unreachable('the Discord API', this.#options.apiUrl, error, 'DISCORD_API_URL (if set)');
+    }
   }
 
   /** None: Discord's events come over the Gateway connection the bot opens. */
