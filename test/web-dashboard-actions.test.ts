@@ -1,0 +1,228 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTask } from '../src/tasks/index.ts';
+import { createApiToken, ensureUser } from '../src/users/index.ts';
+import { backends } from './support/db.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { loginAs, OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
+
+/*
+ * The dashboard's actions over HTTP: tasks filtered, marked done, edited and archived;
+ * schedules created, paused, resumed and run with their runs' output and delivery; a mistyped
+ * URL answered as a page to a browser and as JSON to an API client. Every action keeps the
+ * CSRF check and acts only on the session's own data (the owner's: anyone's).
+ */
+
+const noticeOf = (response: Response) =>
+  decodeURIComponent((response.headers.get('location') ?? '').replaceAll('+', ' '));
+
+for (const backend of backends()) {
+  describe(`dashboard actions [${backend}]`, () => {
+    let fake: FakeLlm;
+    let steward: WebSteward;
+    beforeAll(async () => {
+      fake = await startFakeLlm();
+      steward = await startWebSteward(backend, fake);
+    }, 180_000);
+    afterAll(async () => {
+      await steward?.stop();
+      await fake?.close();
+    }, 120_000);
+    afterEach(() => fake.reset());
+
+    const ctx = (userId: string) => ({
+      database: steward.runtime.database,
+      userId,
+      timezone: 'UTC',
+      actor: `user:${userId}`,
+      executionId: null,
+      now: () => new Date(),
+    });
+    const created = async (userId: string, input: Parameters<typeof createTask>[1]) => {
+      const outcome = await createTask(ctx(userId), input);
+      if (!outcome.ok) throw new Error(outcome.message);
+      return outcome.value;
+    };
+
+    it('filters tasks, marks one done, edits and archives, only the session’s own', async () => {
+      const db = steward.runtime.database;
+      await ensureUser(db, 'carol');
+      await ensureUser(db, 'dave');
+      const today = new Date().toISOString().slice(0, 10);
+      const overdue = await created('carol', {
+        title: 'Pay the overdue bill',
+        priority: 'high',
+        dueDate: '2020-01-02',
+      });
+      const later = await created('carol', { title: 'Plan the trip', priority: 'low' });
+      const dueToday = await created('carol', { title: 'Water the plants', dueDate: today });
+      const daves = await created('dave', { title: 'Dave private task' });
+      const carol = await loginAs(steward.url, (await createApiToken(db, 'carol')).token);
+
+      const list = await (await carol.get('/tasks')).text();
+      expect(list.match(/>Mark done</g)?.length).toBe(3);
+      expect(list).not.toContain('Dave private task');
+      const ids = (body: string) => [...body.matchAll(/data-task-id="([^"]+)"/g)].map((match) => match[1]);
+      expect(ids(await (await carol.get('/tasks?priority=high')).text())).toEqual([overdue.id]);
+      expect(ids(await (await carol.get('/tasks?due=overdue')).text())).toEqual([overdue.id]);
+      expect(ids(await (await carol.get('/tasks?due=today')).text())).toEqual([dueToday.id]);
+      expect(ids(await (await carol.get('/tasks?due=none')).text())).toEqual([later.id]);
+      expect(await (await carol.get('/tasks?priority=critical')).text()).toContain(
+        'No task matches this filter',
+      );
+
+      const done = await carol.post(`/tasks/${overdue.id}/done`, { priority: 'high' });
+      expect(done.status).toBe(303);
+      expect(noticeOf(done)).toContain('/tasks?priority=high&notice=Done: Pay the overdue bill');
+      const afterDone = await (await carol.get('/tasks?status=done')).text();
+      expect(ids(afterDone)).toEqual([overdue.id]);
+      expect(afterDone).not.toContain('>Mark done<');
+      expect(ids(await (await carol.get('/tasks?due=overdue')).text())).toEqual([]);
+
+      const edited = await carol.post(`/tasks/${later.id}/edit`, {
+        title: 'Plan the trip to Lisbon',
+        priority: 'critical',
+        due_date: '2030-05-01',
+      });
+      expect(noticeOf(edited)).toContain('Saved title, priority, due date.');
+      const editedPage = await (await carol.get('/tasks?priority=critical')).text();
+      expect(editedPage).toContain('Plan the trip to Lisbon');
+      expect(editedPage).toContain('due 2030-05-01');
+      const badDate = await carol.post(`/tasks/${later.id}/edit`, {
+        title: 'x',
+        priority: 'low',
+        due_date: 'next tuesday',
+      });
+      expect(noticeOf(badDate)).toContain('Not saved: "next tuesday" is not a date. Use YYYY-MM-DD.');
+      expect(
+        noticeOf(await carol.post(`/tasks/${later.id}/edit`, { title: ' ', priority: 'low' })),
+      ).toContain('Not saved: a task needs a title.');
+
+      const archived = await carol.post(`/tasks/${dueToday.id}/archive`, {});
+      expect(noticeOf(archived)).toContain('Archived: Water the plants.');
+      expect(ids(await (await carol.get('/tasks')).text())).not.toContain(dueToday.id);
+
+      // Another user's task: as unknown as a task that does not exist, and left untouched.
+      for (const action of ['done', 'archive'] as const) {
+        expect(noticeOf(await carol.post(`/tasks/${daves.id}/${action}`, {}))).toContain('No such task.');
+      }
+      expect(
+        noticeOf(await carol.post(`/tasks/${daves.id}/edit`, { title: 'Hijacked', priority: 'low' })),
+      ).toContain('No such task.');
+      const owner = await loginAs(steward.url, OWNER_TOKEN);
+      const ownerList = await (await owner.get('/tasks')).text();
+      expect(ownerList).toContain('Dave private task');
+      expect(ownerList).not.toContain('Hijacked');
+      // The owner acts on anyone's task.
+      expect(noticeOf(await owner.post(`/tasks/${daves.id}/done`, {}))).toContain('Done: Dave private task');
+      const history = await db.query<{ actor: string; field: string }>(
+        "SELECT actor, field FROM task_history WHERE task_id = $1 AND field = 'status'",
+        [daves.id],
+      );
+      expect(history).toEqual([{ actor: 'user:local', field: 'status' }]);
+
+      // No CSRF token, no action.
+      const forged = await fetch(`${steward.url}/tasks/${later.id}/archive`, {
+        method: 'POST',
+        headers: { cookie: carol.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+        redirect: 'manual',
+      });
+      expect(forged.status).toBe(403);
+      expect(ids(await (await carol.get('/tasks')).text())).toContain(later.id);
+    });
+
+    it('answers a mistyped URL with a page to a browser and JSON to an API client', async () => {
+      const browser = await fetch(`${steward.url}/taks`, {
+        headers: { accept: 'text/html,application/xhtml+xml' },
+      });
+      expect(browser.status).toBe(404);
+      expect(browser.headers.get('content-type')).toContain('text/html');
+      const page = await browser.text();
+      expect(page).toContain('<h1>Not found</h1>');
+      expect(page).toContain('There is no page at <code>/taks</code>');
+      expect(page).toContain('href="/login"');
+      expect(browser.headers.get('content-security-policy')).toContain("default-src 'self'");
+      const owner = await loginAs(steward.url, OWNER_TOKEN);
+      const signedIn = await fetch(`${steward.url}/no/such/page`, {
+        headers: { cookie: owner.cookie, accept: 'text/html' },
+      });
+      expect(signedIn.status).toBe(404);
+      expect(await signedIn.text()).toContain('href="/tasks"');
+      for (const [path, accept] of [
+        ['/taks', 'application/json'],
+        ['/taks', '*/*'],
+        ['/api/nope', 'text/html'],
+        ['/v1/nope', 'text/html'],
+      ] as const) {
+        const api = await fetch(`${steward.url}${path}`, { headers: { accept } });
+        expect(api.status, `${path} ${accept}`).toBe(path === '/taks' ? 404 : 401);
+        expect(api.headers.get('content-type'), path).toContain('application/json');
+        if (api.status === 404) expect(await api.json()).toMatchObject({ error: 'not_found' });
+      }
+    });
+
+    it('creates a schedule from a cron and a workflow, pauses, resumes and runs it, with each run’s output and delivery', async () => {
+      const db = steward.runtime.database;
+      await ensureUser(db, 'erin');
+      await ensureUser(db, 'frank');
+      const built = await steward.runtime.executor.execute({
+        command:
+          'workflow.build --name erin_digest --description "Digest for Erin" --steps "Use tasks.search to list open tasks"',
+        caller: { kind: 'cli' },
+        user: { id: 'erin', timezone: 'UTC' },
+        channel: 'cli',
+        confirmed: true,
+      });
+      expect(built.status, built.content).toBe('ok');
+      steward.runtime.skills.load();
+      const erin = await loginAs(steward.url, (await createApiToken(db, 'erin')).token);
+      const form = await (await erin.get('/schedules')).text();
+      expect(form).toContain('<option value="erin_digest">');
+      const badCron = await erin.post('/schedules/create', { workflow: 'erin_digest', cron: '0 25 * * *' });
+      expect(noticeOf(badCron)).toContain('Not scheduled: cron "0 25 * * *"');
+      const unknown = await erin.post('/schedules/create', { workflow: 'nope', cron: '0 9 * * *' });
+      expect(noticeOf(unknown)).toContain('there is no workflow "nope"');
+      const made = await erin.post('/schedules/create', {
+        workflow: 'erin_digest',
+        cron: '30 7 * * 1-5',
+        timezone: 'Europe/Lisbon',
+      });
+      expect(noticeOf(made)).toContain('Saved workflows.erin_digest');
+      let page = await (await erin.get('/schedules')).text();
+      expect(page).toContain('data-schedule="workflows.erin_digest" data-paused="no"');
+      expect(page).toContain('<code>30 7 * * 1-5</code> (Europe/Lisbon)');
+
+      // Another user can neither see nor pause it.
+      const frank = await loginAs(steward.url, (await createApiToken(db, 'frank')).token);
+      expect(await (await frank.get('/schedules')).text()).not.toContain('erin_digest');
+      expect(
+        noticeOf(await frank.post('/schedules/pause', { name: 'workflows.erin_digest', user: 'erin' })),
+      ).toContain('No such schedule.');
+
+      const paused = await erin.post('/schedules/pause', { name: 'workflows.erin_digest', user: 'erin' });
+      expect(noticeOf(paused)).toContain('Paused erin_digest');
+      page = await (await erin.get('/schedules')).text();
+      expect(page).toContain('data-paused="yes"');
+      expect(page).toContain('>Resume<');
+      const [view] = await steward.runtime.workflows.list('erin');
+      expect(view).toMatchObject({ paused: true, next_run: null });
+      expect(noticeOf(await erin.post('/schedules/resume', { name: 'workflows.erin_digest' }))).toContain(
+        'Resumed erin_digest: it runs on "30 7 * * 1-5" again.',
+      );
+      expect((await steward.runtime.workflows.list('erin'))[0]).toMatchObject({ paused: false });
+
+      fake.respondWith(() => ({ text: 'Erin, nothing is open today.' }));
+      const started = await erin.post('/schedules/run', { name: 'workflows.erin_digest' });
+      expect(noticeOf(started)).toContain('Started erin_digest');
+      await expect
+        .poll(async () => (await (await erin.get('/schedules')).text()).includes('data-run-status="ok"'), {
+          timeout: 60_000,
+        })
+        .toBe(true);
+      page = await (await erin.get('/schedules')).text();
+      expect(page).toContain('Erin, nothing is open today.');
+      expect(page).toMatch(/Delivery: (delivered|pending)/);
+      expect(page).toMatch(/<a href="\/turns\/[\w-]+">trace<\/a>/);
+    });
+  });
+}
