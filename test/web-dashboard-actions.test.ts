@@ -131,6 +131,62 @@ for (const backend of backends()) {
       expect(ids(await (await carol.get('/tasks')).text())).toContain(later.id);
     });
 
+    it('turns a skill off and on for one user, and shows its flags as a table', async () => {
+      const db = steward.runtime.database;
+      await ensureUser(db, 'gina');
+      await ensureUser(db, 'hank');
+      const run = (userId: string) =>
+        steward.runtime.executor.execute({
+          command: 'tasks.create --title "Buy stamps"',
+          caller: { kind: 'cli' },
+          user: { id: userId, timezone: 'UTC' },
+          channel: 'cli',
+          confirmed: true,
+        });
+      const gina = await loginAs(steward.url, (await createApiToken(db, 'gina')).token);
+      const page = await (await gina.get('/skills')).text();
+      const row = /<tr id="skill-tasks\.create"[\s\S]*?<\/form><\/td><\/tr>/.exec(page)?.[0] ?? '';
+      expect(row).toContain('<code class="skill-name">tasks.<wbr>create</code>');
+      expect(row).toContain('<table class="flags">');
+      expect(row).toContain(
+        '<tr><td><code>--title</code></td><td>Short title of the task</td><td>yes</td></tr>',
+      );
+      expect(row).toContain('<span class="badge on">on</span>');
+
+      // Gina's own switch, whatever user the form names: Hank keeps the skill.
+      const off = await gina.post('/skills/switch', { skill: 'tasks.create', enabled: 'no', user: 'hank' });
+      expect(noticeOf(off)).toContain('tasks.create is off for gina');
+      const refused = await run('gina');
+      expect(refused.status).toBe('error');
+      expect(refused.content).toContain('tasks.create is turned off for this user');
+      expect(refused.callStatus).toBe('refused');
+      expect((await run('hank')).status).toBe('ok');
+      const after = await (await gina.get('/skills')).text();
+      expect(/<tr id="skill-tasks\.create"[\s\S]*?<\/form><\/td><\/tr>/.exec(after)?.[0]).toContain(
+        '<span class="badge off">off</span>',
+      );
+      expect(noticeOf(await gina.post('/skills/switch', { skill: 'no.such', enabled: 'no' }))).toContain(
+        'No skill "no.such"',
+      );
+
+      // The owner switches anyone's: here Hank's off, then Gina's back on.
+      const owner = await loginAs(steward.url, OWNER_TOKEN);
+      expect(await (await owner.get('/skills?for=hank')).text()).toContain('<th>For hank</th>');
+      await owner.post('/skills/switch', { skill: 'tasks.create', enabled: 'no', user: 'hank' });
+      expect((await run('hank')).status).toBe('error');
+      const on = await owner.post('/skills/switch', { skill: 'tasks.create', enabled: 'yes', user: 'gina' });
+      expect(noticeOf(on)).toContain('tasks.create is on for gina.');
+      expect((await run('gina')).status).toBe('ok');
+      const forged = await fetch(`${steward.url}/skills/switch`, {
+        method: 'POST',
+        headers: { cookie: gina.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ skill: 'tasks.create', enabled: 'no' }),
+        redirect: 'manual',
+      });
+      expect(forged.status).toBe(403);
+      expect((await run('gina')).status).toBe('ok');
+    });
+
     it('answers a mistyped URL with a page to a browser and JSON to an API client', async () => {
       const browser = await fetch(`${steward.url}/taks`, {
         headers: { accept: 'text/html,application/xhtml+xml' },
