@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDbUsageRecorder } from '../src/llm/index.ts';
 import { createTask } from '../src/tasks/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { backends } from './support/db.ts';
@@ -185,6 +186,46 @@ for (const backend of backends()) {
       });
       expect(forged.status).toBe(403);
       expect((await run('gina')).status).toBe('ok');
+    });
+
+    it('charts cost and cached share per day and per model, on axes, each user their own', async () => {
+      const db = steward.runtime.database;
+      await ensureUser(db, 'ivy');
+      const record = createDbUsageRecorder(db);
+      const call = (model: string, prompt: number, cached: number, cost: number) =>
+        record({
+          userId: 'ivy',
+          role: 'orchestrator',
+          model,
+          latencyMs: 100,
+          usage: {
+            promptTokens: prompt,
+            cachedTokens: cached,
+            cacheWriteTokens: 0,
+            completionTokens: 10,
+            cost,
+          },
+        });
+      await call('model-big', 1000, 750, 0.02);
+      await call('model-small', 1000, 0, 0.001);
+      await call('model-big', 400, 100, 0.01);
+      await db.query(
+        "UPDATE llm_calls SET created_at = now() - interval '2 days' WHERE user_id = 'ivy' AND prompt_tokens = 400",
+      );
+      const ivy = await loginAs(steward.url, (await createApiToken(db, 'ivy')).token);
+      const page = await (await ivy.get('/usage')).text();
+      expect(page).toContain('Last 30 days: <strong>$0.0310</strong> in 3 model calls.');
+      // Three days on the axis (the one in between had no calls), stacked by model.
+      expect(page.match(/<g class="bar" data-label="\d\d-\d\d"/g)).toHaveLength(6);
+      expect(page).toContain('<figcaption>Cost per day and model (USD)</figcaption>');
+      expect(page).toMatch(/<ul class="legend"><li>.*model-big<\/li><li>.*model-small<\/li><\/ul>/);
+      expect(page).toContain('text-anchor="end">$0.02</text>');
+      expect(page).toContain('<td data-label="Cached">850 (61%)</td>');
+      expect(page).toContain('<td data-label="Cached">0 (0%)</td>');
+      expect(page).toMatch(/data-label="model-big" data-value="60\.7\d*"/);
+      await ensureUser(db, 'jack');
+      const other = await loginAs(steward.url, (await createApiToken(db, 'jack')).token);
+      expect(await (await other.get('/usage')).text()).not.toContain('model-big');
     });
 
     it('answers a mistyped URL with a page to a browser and JSON to an API client', async () => {
