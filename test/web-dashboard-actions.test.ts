@@ -1,3 +1,6 @@
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDbUsageRecorder } from '../src/llm/index.ts';
 import { createTask } from '../src/tasks/index.ts';
@@ -20,9 +23,18 @@ for (const backend of backends()) {
   describe(`dashboard actions [${backend}]`, () => {
     let fake: FakeLlm;
     let steward: WebSteward;
+    const logFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-logs-')), 'steward.log');
+    const logLine = (level: number, msg: string, fields: Record<string, unknown> = {}) =>
+      `${JSON.stringify({ level, time: Date.now(), pid: 1, hostname: 'h', msg, ...fields })}\n`;
     beforeAll(async () => {
       fake = await startFakeLlm();
-      steward = await startWebSteward(backend, fake);
+      writeFileSync(
+        logFile,
+        logLine(30, 'Steward is listening') +
+          logLine(40, 'slow disk', { path: '/data' }) +
+          logLine(50, 'request failed <b>'),
+      );
+      steward = await startWebSteward(backend, fake, { logFile });
     }, 180_000);
     afterAll(async () => {
       await steward?.stop();
@@ -226,6 +238,50 @@ for (const backend of backends()) {
       await ensureUser(db, 'jack');
       const other = await loginAs(steward.url, (await createApiToken(db, 'jack')).token);
       expect(await (await other.get('/usage')).text()).not.toContain('model-big');
+    });
+
+    it('tails the server log for the owner only, filtered by level, live', async () => {
+      const owner = await loginAs(steward.url, OWNER_TOKEN);
+      const all = await (await owner.get('/logs')).text();
+      expect(all).toContain('Steward is listening');
+      expect(all).toContain('request failed &lt;b&gt;');
+      expect(all).toContain('<a href="/logs"');
+      const warn = await (await owner.get('/logs?level=warn')).text();
+      expect(warn).not.toContain('Steward is listening');
+      expect(warn).toContain('slow disk</span> <span class="log-fields">path=/data</span>');
+      expect(warn).toContain('request failed');
+
+      await ensureUser(steward.runtime.database, 'kim');
+      const kim = await loginAs(steward.url, (await createApiToken(steward.runtime.database, 'kim')).token);
+      const refused = await kim.get('/logs');
+      expect(refused.status).toBe(403);
+      const refusedPage = await refused.text();
+      expect(refusedPage).not.toContain('slow disk');
+      expect(refusedPage).not.toContain('href="/logs"');
+      expect((await kim.get('/logs/stream')).status).toBe(403);
+
+      const stream = await fetch(`${steward.url}/logs/stream?level=error`, {
+        headers: { cookie: owner.cookie },
+      });
+      expect(stream.headers.get('content-type')).toContain('text/event-stream');
+      const reader = stream.body!.getReader();
+      // Written after the stream opened: only the error line comes through.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      appendFileSync(
+        logFile,
+        logLine(30, 'an info line') + logLine(50, 'disk full', { err: { message: 'ENOSPC' } }),
+      );
+      let received = '';
+      while (!received.includes('disk full')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        received += new TextDecoder().decode(value);
+      }
+      await reader.cancel();
+      expect(received).toContain('event: line');
+      expect(received).toContain('"msg":"disk full"');
+      expect(received).toContain('err=ENOSPC');
+      expect(received).not.toContain('an info line');
     });
 
     it('answers a mistyped URL with a page to a browser and JSON to an API client', async () => {

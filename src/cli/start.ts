@@ -149,6 +149,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
         schedules: runtime.workflows,
         executor: runtime.executor,
         reloadSkills: () => runtime.workflows.sync(runtime.skills.load()),
+        ...(logs.file ? { logFile: logFilePath(initial.dataDir) } : {}),
         ...(learned ? { learned } : {}),
         rateLimit,
       }),

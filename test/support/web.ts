@@ -24,7 +24,7 @@ export type WebSteward = TestSteward & {
 export async function startWebSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: { extraYaml?: string } = {},
+  options: { extraYaml?: string; logFile?: string } = {},
 ): Promise<WebSteward> {
   const steward = await startTestSteward(backend, fake, {
     extraYaml: `api_token: "${OWNER_TOKEN}"\n${options.extraYaml ?? ''}`,
@@ -50,6 +50,7 @@ export async function startWebSteward(
         schedules: runtime.workflows,
         executor: runtime.executor,
         reloadSkills: () => runtime.workflows.sync(runtime.skills.load()),
+        ...(options.logFile ? { logFile: options.logFile } : {}),
         learned: learnedSkillsFor(runtime.services) ?? undefined,
         rateLimit: new InboundRateLimiter(runtime.database, () => runtime.config.get().limits),
       }),

@@ -4,6 +4,7 @@ import { requireCsrf, requireSession } from '../login.ts';
 import { channelRoutes } from './channels.ts';
 import { chatRoutes } from './chat.ts';
 import { inboxRoutes } from './inbox.ts';
+import { logRoutes } from './logs.ts';
 import { memoryRoutes } from './memories.ts';
 import type { PageDeps } from './page-deps.ts';
 import { scheduleRoutes } from './schedules.ts';
@@ -39,6 +40,8 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     '/channels',
     '/channels/*',
     '/usage',
+    '/logs',
+    '/logs/*',
   ]) {
     app.use(path, guard, csrf);
   }
@@ -54,6 +57,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     inboxRoutes,
     channelRoutes,
     usageRoutes,
+    logRoutes,
   ])
     app.route('/', routes(deps));
   return app;

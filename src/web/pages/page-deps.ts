@@ -36,6 +36,8 @@ export type PageDeps = {
   learned?: LearnedSkills;
   /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
   rateLimit?: Pick<InboundRateLimiter, 'check'>;
+  /** The server's log file (`<data dir>/logs/steward.log`), tailed on the owner's Logs page; absent: none kept. */
+  logFile?: string;
   now?: () => Date;
 };
 
