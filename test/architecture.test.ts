@@ -42,6 +42,7 @@ const OWNERS: Record<string, string> = {
   skill_circuit_breakers: 'skills',
   sentinel_decisions: 'skills',
   skill_versions: 'skills',
+  disabled_skills: 'skills',
   llm_calls: 'llm',
   integration_accounts: 'integrations',
   calendar_events: 'integrations',

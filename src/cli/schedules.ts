@@ -107,7 +107,7 @@ function formatTable(schedules: ScheduleView[]): string {
     schedule.user,
     schedule.schedule,
     schedule.timezone,
-    schedule.next_run ?? '-',
+    schedule.paused ? 'paused' : (schedule.next_run ?? '-'),
     schedule.last_run ?? '-',
     schedule.last_status ?? '-',
     // A server older than receipts sends no `delivery`.

@@ -20,8 +20,10 @@ export {
 export {
   type BreakerChange,
   type BreakerState,
+  disabledSkills,
   type ExecutionOutcome,
   isGranted,
+  isSkillDisabled,
   type Sentinel,
   type SentinelDecision,
   type SentinelDecisionEvent,
@@ -29,6 +31,7 @@ export {
   type SentinelRequest,
   SkillExecutor,
   sentinelDecisionsOfTurn,
+  setSkillEnabled,
   unstorableCharacter,
   userBreakerKey,
 } from './executor/index.ts';

@@ -5,6 +5,7 @@ export { runsOf } from './run-store.ts';
 export {
   DEFAULT_CATCH_UP_SECONDS,
   type DeclaredSchedule,
+  type RunWithDelivery,
   type SchedulerDeps,
   type ScheduleView,
   WORKFLOW_RUN_JOB,
