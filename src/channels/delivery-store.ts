@@ -31,6 +31,8 @@ export type DeliveryReceipt = {
   /** A copy waits in the user's dashboard inbox (nothing arrived, or the outcome is unknown). */
   inbox: boolean;
   attempts: DeliveryAttempt[];
+  /** What was delivered (a workflow run's output, the reminder). */
+  text: string;
   created_at: string;
   settled_at: string | null;
 };
@@ -89,6 +91,7 @@ const toReceipt = (row: Row): DeliveryReceipt => {
     fallback: row.status === 'delivered' && attempts.length > 1,
     inbox: row.in_inbox ?? false,
     attempts,
+    text: row.text,
     created_at: iso(row.created_at)!,
     settled_at: iso(row.settled_at),
   };

@@ -32,7 +32,6 @@ const program = new Command()
       .version,
     '-V, --version',
   )
-  .showHelpAfterError()
   .exitOverride();
 
 program
@@ -360,6 +359,14 @@ skills
   .action(async (source: string, options: SkillsImportOptions) =>
     (await import('./skills-import.ts')).skillsImport(loadConfigOrExit(), source, options),
   );
+
+/** After a usage error: one line pointing at `--help` for that command, not the whole help. */
+function pointAtHelp(command: Command, words: string[]): void {
+  const name = [...words, command.name()].join(' ');
+  command.showHelpAfterError(`Run '${name} --help' for usage.`);
+  for (const sub of command.commands) pointAtHelp(sub, [...words, command.name()]);
+}
+pointAtHelp(program, []);
 
 try {
   await program.parseAsync(process.argv);
