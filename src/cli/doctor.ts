@@ -7,7 +7,7 @@ import {
   createChannelAdapters,
   WEBHOOK_PATHS,
 } from '../channels/index.ts';
-import { ENV_VARS, type ResolvedConfig } from '../config/index.ts';
+import { ENV_VARS, pendingRestartCheck, type ResolvedConfig } from '../config/index.ts';
 import {
   listMigrations,
   openDatabase,
@@ -320,6 +320,8 @@ export async function doctorCommand(config: ResolvedConfig): Promise<void> {
   checks.push(...(await voiceChecks(config)));
   checks.push(...(await webChecks(config)));
   checks.push(await backupCheck(config));
+  const restart = pendingRestartCheck(config.dataDir);
+  if (restart) checks.push(restart);
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);
