@@ -63,6 +63,7 @@ const toReceipt = (row: Row): DeliveryReceipt => {
     fallback: row.status === 'delivered' && attempts.length > 1,
     inbox: row.in_inbox ?? false,
     attempts,
+    text: row.text,
     created_at: iso(row.created_at)!,
     settled_at: iso(row.settled_at),
   };

@@ -35,7 +35,6 @@ const program = new Command()
       .version,
     '-V, --version',
   )
-  .showHelpAfterError()
   .exitOverride();
 
 program
@@ -396,6 +395,14 @@ skills
   .action(async (source: string, options: SkillsImportOptions) =>
     (await import('./skills-import.ts')).skillsImport(loadConfigOrExit(), source, options),
   );
+
+/** After a usage error: one line pointing at `--help` for that command, not the whole help. */
+function pointAtHelp(command: Command, words: string[]): void {
+  const name = [...words, command.name()].join(' ');
+  command.showHelpAfterError(`Run '${name} --help' for usage.`);
+  for (const sub of command.commands) pointAtHelp(sub, [...words, command.name()]);
+}
+pointAtHelp(program, []);
 
 try {
   await program.parseAsync(process.argv);

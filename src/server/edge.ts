@@ -85,3 +85,27 @@ export function jsonBodies(): MiddlewareHandler {
     return next();
   };
 }
+
+/**
+ * A JSON body that does not parse is answered 400 saying so, before any route reads it (which
+ * would see null and answer with its schema's complaint). Runs after authentication.
+ */
+export function parsedJsonBodies(): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method !== 'POST' && c.req.method !== 'PUT' && c.req.method !== 'PATCH') return next();
+    try {
+      // Hono keeps the parsed body: the route's own c.req.json() reads it from there.
+      await c.req.json();
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      return c.json(
+        {
+          error: 'bad_request',
+          message: `The request body is not valid JSON (${error.message}). Send one JSON object, e.g. {"text": "hello"}.`,
+        },
+        400,
+      );
+    }
+    return next();
+  };
+}

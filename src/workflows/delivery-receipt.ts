@@ -26,6 +26,8 @@ export type DeliveryReceipt = {
   /** A copy waits in the user's dashboard inbox (nothing arrived, or the outcome is unknown). */
   inbox: boolean;
   attempts: DeliveryAttempt[];
+  /** What was delivered (a workflow run's output, the reminder). */
+  text: string;
   created_at: string;
   settled_at: string | null;
 };

@@ -13,7 +13,7 @@ export { type DocumentedFlag, parseFlagsSection } from './parse-flags-section.ts
 export { parseFrontmatter } from './parse-frontmatter.ts';
 export { type SkillMatch, searchSkills } from './search-skills.ts';
 export { checkSkillMentions, skillMentions } from './skill-mentions.ts';
-export { defaultReadonly, RESERVED_ACTIONS, skillNameProblem } from './skill-name.ts';
+export { RESERVED_ACTIONS, skillNameProblem } from './skill-name.ts';
 export { skillPageSkeleton } from './skill-page-skeleton.ts';
 export { type SkillChangeListener, SkillRegistry, type SkillRegistryOptions } from './skill-registry.ts';
 export { validateSkillDir } from './validate-skill-dir.ts';

@@ -4,7 +4,7 @@ import type { Diagnostic, DomainIndex, SkillDefinition, SkillSource } from '../t
 import { parseCron } from './cron-schedule.ts';
 import { markdownSection } from './markdown-section.ts';
 import { parseFrontmatter } from './parse-frontmatter.ts';
-import { defaultReadonly, NAME_SEGMENT, skillNameProblem } from './skill-name.ts';
+import { NAME_SEGMENT, skillNameProblem } from './skill-name.ts';
 
 const SKILL_KEYS = [
   'name',
@@ -69,7 +69,9 @@ export function parseSkillFile(input: SkillFileInput): {
   }
   const description = fields.string('description', { required: true });
   const handler = fields.string('handler');
-  const readonly = fields.boolean('readonly') ?? defaultReadonly(input.action);
+  // Never guessed from the action's name (`calendar.free` only reads, `email.read` marks read):
+  // a skill that does not say it only reads is treated as mutating. Every built-in says.
+  const readonly = fields.boolean('readonly') ?? false;
   const confirm = fields.boolean('confirm') ?? !readonly;
   const schedule = fields.string('schedule');
   if (schedule !== undefined) {
