@@ -1,3 +1,4 @@
+export { waitUnlessAborted } from './wait.ts';
 export {
   type DateTimeInput,
   formatInZone,
