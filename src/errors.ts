@@ -11,6 +11,40 @@ export class StewardError extends Error {
   }
 }
 
+/**
+ * Why a message was refused instead of run as a turn, and the one HTTP answer each gets. Every
+ * surface maps a refusal through this table (its wire format aside); nothing else is a refusal.
+ */
+export const REFUSALS = {
+  invalid_message: { status: 400, error: 'bad_request' },
+  conversation_not_found: { status: 404, error: 'not_found' },
+  rate_limited: { status: 429, error: 'rate_limited' },
+  shutting_down: { status: 503, error: 'unavailable' },
+} as const;
+
+export type RefusalCode = keyof typeof REFUSALS;
+
+/** A message the engine (or its front door) would not take. The message says how to fix it. */
+export class RefusedError extends StewardError {
+  declare readonly code: RefusalCode;
+  /** Send again after this many seconds (rate limits). */
+  readonly retryAfterSeconds: number | null;
+  constructor(code: RefusalCode, message: string, options: { retryAfterSeconds?: number } = {}) {
+    super(code, message);
+    this.name = 'RefusedError';
+    this.retryAfterSeconds = options.retryAfterSeconds ?? null;
+  }
+
+  get status(): (typeof REFUSALS)[RefusalCode]['status'] {
+    return REFUSALS[this.code].status;
+  }
+
+  /** The `error` label of Steward's JSON error bodies. */
+  get label(): (typeof REFUSALS)[RefusalCode]['error'] {
+    return REFUSALS[this.code].error;
+  }
+}
+
 /** A setting is missing or invalid. `key` names it the way the user writes it. */
 export class ConfigError extends StewardError {
   readonly key: string;

@@ -44,7 +44,12 @@ voice:
   api.route('/', chatRoutes({ engine: runtime.engine, database: runtime.database }));
   api.route(
     '/',
-    voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => runtime.config.get() }),
+    voiceRoutes({
+      engine: runtime.engine,
+      database: runtime.database,
+      voice: runtime.voice,
+      config: () => runtime.config.get(),
+    }),
   );
   const app = createServerApp({
     database: runtime.database,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
-import { StewardError } from '../errors.ts';
+import { RefusedError } from '../errors.ts';
 import { emptyUsage, type LlmClient } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
 import {
@@ -128,13 +128,13 @@ export class TurnEngine {
   /** Handles one user message end to end. Throws only for bad input or while shutting down. */
   async handle(input: TurnInput): Promise<TurnOutcome> {
     if (!this.#accepting) {
-      throw new StewardError(
+      throw new RefusedError(
         'shutting_down',
         'Steward is shutting down; send the message again in a moment.',
       );
     }
     const problem = messageProblem(input.text, this.#deps.config().limits.max_message_chars);
-    if (problem) throw new StewardError('invalid_message', problem);
+    if (problem) throw new RefusedError('invalid_message', problem);
     return this.#track(this.#handle(input));
   }
 
@@ -371,7 +371,7 @@ export class TurnEngine {
     const conversation =
       known.conversation ?? (await getConversation(database, user.id, turn.conversationId));
     if (!conversation)
-      throw new StewardError('conversation_not_found', `No conversation ${turn.conversationId}.`);
+      throw new RefusedError('conversation_not_found', `No conversation ${turn.conversationId}.`);
     // Everything the turn reads of its conversation, loaded once (we hold its lock).
     const stored = await recentMessages(database, conversation.id, {
       limit: 400,
@@ -442,7 +442,7 @@ export class TurnEngine {
     if (input.conversationId) {
       const found = await getConversation(database, user.id, input.conversationId);
       if (!found) {
-        throw new StewardError(
+        throw new RefusedError(
           'conversation_not_found',
           `No conversation ${input.conversationId} for user ${user.id}.`,
         );

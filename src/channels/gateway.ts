@@ -1,7 +1,7 @@
-import type { TurnEngine } from '../agents/index.ts';
+import { converse, type TurnEngine } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database, Queryable } from '../db/index.ts';
-import { StewardError } from '../errors.ts';
+import { RefusedError, StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { createConversation, latestUserConversation } from '../memory/index.ts';
@@ -268,14 +268,10 @@ export class Gateway implements GatewayPort {
     const name = command?.[1]?.toLowerCase();
     if (name === 'start' || name === 'help')
       return this.#reply(message, userId, name === 'start' ? GREETING_TEXT : HELP_TEXT);
-    if (name === 'new' && !command?.[2]?.trim()) {
-      await createConversation(database, userId, message.channel);
-      return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
-    }
     if (name === 'transcript') {
       return this.#reply(message, userId, await lastTranscriptText(database, message));
     }
-    let text = name === 'new' ? command![2]!.trim() : message.text;
+    let text = message.text;
     const spoken = message.kind === 'voice';
     if (spoken) {
       const heard = await hearVoiceNote(
@@ -290,15 +286,26 @@ export class Gateway implements GatewayPort {
     await markInbound(database, message.id, { status: 'processing', userId });
     const typing = typingIndicator(this.#adapters.get(message.channel), message, this.#deps.logger);
     try {
-      const outcome = await this.#deps.engine.handle({
-        userId,
-        text,
-        channel: message.channel,
-        channelMessageId: message.channelMessageId,
-        newConversation: name === 'new',
-        voice: spoken,
-        emit: typing.emit,
-      });
+      const exchange = await converse(
+        { engine: this.#deps.engine, database },
+        {
+          userId,
+          surface: message.channel,
+          text,
+          options: {
+            channelMessageId: message.channelMessageId,
+            voice: spoken,
+            // `/new` starts over; `/new <text>` asks in a new conversation.
+            commands: message.kind === 'command',
+            // Counted at the webhook, before the message was stored: a stored message is answered.
+            admitted: true,
+            observe: typing.emit,
+          },
+        },
+      );
+      const conversed = await exchange.result;
+      if (conversed.kind === 'new_conversation') return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
+      const { outcome } = conversed;
       if (outcome.duplicate && (outcome.status as string) === 'running') {
         // Another worker is still running this turn (or its crash is not yet recovered): retry later.
         throw new StewardError(
@@ -316,7 +323,7 @@ export class Gateway implements GatewayPort {
       );
     } catch (error) {
       // A message the engine refuses (too long, unreadable) gets the reason; anything else retries.
-      if (error instanceof StewardError && error.code === 'invalid_message') {
+      if (error instanceof RefusedError && error.code === 'invalid_message') {
         return this.#reply(message, userId, error.message);
       }
       throw error;

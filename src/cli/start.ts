@@ -99,7 +99,13 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   api.route('/', tokenRoutes(database));
   api.route(
     '/',
-    voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get(), rateLimit }),
+    voiceRoutes({
+      engine: runtime.engine,
+      database,
+      voice: runtime.voice,
+      config: () => config.get(),
+      rateLimit,
+    }),
   );
   api.route('/', dashboardApiRoutes(database));
   api.route('/', dataRoutes({ database, dataDir: initial.dataDir, skillsDir: initial.skillsDir, logger }));

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { TurnEngine, TurnHub } from '../agents/index.ts';
+import type { TurnHub } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { type AuthEnv, isLoopbackHost, OWNER_USER } from '../server/index.ts';
@@ -18,9 +18,8 @@ export { createLoginCode, LOGIN_CODE_TTL_MS, redeemLoginCode } from './sessions.
 export { LoginThrottle } from './throttle.ts';
 export { waves } from './turn-view.ts';
 
-export type WebDeps = Omit<PageDeps, 'database' | 'engine' | 'turnEvents'> & {
+export type WebDeps = Omit<PageDeps, 'database' | 'turnEvents'> & {
   database: Database;
-  engine: TurnEngine;
   turnEvents: TurnHub;
   config: () => ResolvedConfig;
   throttle?: LoginThrottle;

@@ -1,14 +1,12 @@
-import type { TurnEngine, TurnHub } from '../../agents/index.ts';
+import type { ConverseDeps, TurnHub } from '../../agents/index.ts';
 import type { ChannelStatus, PairingApproval, PairingRequest } from '../../channels/index.ts';
 import type { Database } from '../../db/index.ts';
-import type { InboundRateLimiter } from '../../security/index.ts';
 import type { LearnedSkills, SkillSnapshot } from '../../skills/index.ts';
 import type { ScheduleView } from '../../workflows/index.ts';
 import type { WebSession } from '../sessions.ts';
 
-export type PageDeps = {
+export type PageDeps = ConverseDeps & {
   database: Database;
-  engine: TurnEngine;
   turnEvents: TurnHub;
   skills: () => SkillSnapshot;
   breakers: () => Promise<Array<{ skill: string; state: string }>>;
@@ -24,8 +22,6 @@ export type PageDeps = {
   };
   /** Learned skills: their history and rollback on the Skills page (absent: not shown). */
   learned?: LearnedSkills;
-  /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
-  rateLimit?: Pick<InboundRateLimiter, 'check'>;
   now?: () => Date;
 };
 
