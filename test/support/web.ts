@@ -30,29 +30,7 @@ export async function startWebSteward(
     extraYaml: `api_token: "${OWNER_TOKEN}"\n${options.extraYaml ?? ''}`,
   });
   const { runtime } = steward;
-  const app = createServerApp({
-    database: runtime.database,
-    logger: silentLogger(),
-    config: () => runtime.config.get(),
-    routes: [
-      webRoutes({
-        database: runtime.database,
-        engine: runtime.engine,
-        turnEvents: runtime.turnEvents,
-        config: () => runtime.config.get(),
-        skills: () => runtime.skills.snapshot(),
-        breakers: () => runtime.executor.breakers.states(),
-        channels: {
-          status: () => runtime.channels.status(),
-          approvePairing: (code) => runtime.channels.approvePairing(code),
-          pending: () => pendingPairings(runtime.database, runtime.channels.now()),
-        },
-        schedules: runtime.workflows,
-        learned: learnedSkillsFor(runtime.services) ?? undefined,
-        rateLimit: new InboundRateLimiter(runtime.database, () => runtime.config.get().limits),
-      }),
-    ],
-  });
+  const { app } = runtime;
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const made = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(made));
   });
