@@ -4,7 +4,7 @@ import type { Database, Queryable } from '../db/index.ts';
 import { RefusedError, StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
-import { createConversation, latestUserConversation } from '../memory/index.ts';
+import { latestUserConversation } from '../memory/index.ts';
 import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { ensureUser, linkIdentity, noteIdentityActivity } from '../users/index.ts';
 import type { VoiceService } from '../voice/index.ts';

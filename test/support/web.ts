@@ -1,12 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { pendingPairings } from '../../src/channels/index.ts';
-import { silentLogger } from '../../src/logging/logger.ts';
-import { InboundRateLimiter } from '../../src/security/index.ts';
-import { createServerApp } from '../../src/server/index.ts';
-import { learnedSkillsFor } from '../../src/skills/index.ts';
-import { webRoutes } from '../../src/web/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
 import { startTestSteward, type TestSteward } from './steward.ts';
