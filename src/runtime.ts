@@ -32,6 +32,7 @@ import {
   registerMemoryJobs,
 } from './memory/index.ts';
 import { Observability } from './observability/index.ts';
+import { startRecoverySweep } from './recovery-sweep.ts';
 import { createSsrfGuard, InboundRateLimiter } from './security/index.ts';
 import { HttpLifecycle } from './server/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
@@ -354,6 +355,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     skills: [...skills.snapshot().skills.keys()],
   });
   let vaultWatcher: VaultWatcher | null = null;
+  let stopSweep = () => {};
   if (options.watch) {
     config.watch(logger);
     await skills.watch();
@@ -382,6 +384,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       for (const problem of problems ?? []) logger.warn({ channel }, problem);
     }
     await channels.start();
+    stopSweep = startRecoverySweep({ engine, channels, logger });
     if (initial.workflows.enabled) {
       skills.onChange((snapshot) => {
         workflows.sync(snapshot).catch((error) => logger.error({ err: error }, 'schedules not updated'));
@@ -441,6 +444,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     close: async () => {
       if (closed) return;
       closed = true;
+      stopSweep();
       workflows.stop();
       await channels.stop();
       await engine.shutdown(options.shutdownGraceMs ?? 30_000);

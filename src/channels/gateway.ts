@@ -1,6 +1,6 @@
 import { converse, type TurnEngine } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import type { Database, Queryable } from '../db/index.ts';
+import { type Database, KeyedLock, type Queryable } from '../db/index.ts';
 import { RefusedError, StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
@@ -13,7 +13,6 @@ import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
 import { type Delivery, DeliveryRouter, type DeliveryTrouble } from './delivery-router.ts';
 import type { DeliverySource } from './delivery-store.ts';
 import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
-import { KeyedQueue } from './keyed-queue.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
 import { claimPairing, type PairingRequest, pairingCodeFor, settlePairingsOf } from './pairing.ts';
@@ -68,7 +67,7 @@ export class Gateway implements GatewayPort {
   readonly sender: OutboxSender;
   readonly #deps: GatewayDeps;
   readonly #adapters: Map<ChannelName, ChannelAdapter>;
-  readonly #chats = new KeyedQueue();
+  readonly #chats: KeyedLock;
   readonly #processing = new Set<Promise<unknown>>();
   readonly #rateLimiter: InboundRateLimiter;
   readonly #now: () => Date;
@@ -79,6 +78,7 @@ export class Gateway implements GatewayPort {
   constructor(deps: GatewayDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#chats = new KeyedLock(deps.database);
     this.#rateLimiter = new InboundRateLimiter(deps.database, () => deps.config().limits);
     this.#adapters = new Map(deps.adapters.map((adapter) => [adapter.name, adapter]));
     this.#dispatcher = new ChatDispatcher({
@@ -175,6 +175,11 @@ export class Gateway implements GatewayPort {
     }
   }
 
+  /** Queues the processing of stored messages whose job was lost (part of the recovery sweep). */
+  sweep(): Promise<void> {
+    return this.#dispatcher.sweepStale();
+  }
+
   /**
    * Stops the channels. Chats being processed get up to 5 s to store their replies, and the
    * outbox up to 5 s to send what is due, so a reply of a turn that finished while Steward was
@@ -219,17 +224,15 @@ export class Gateway implements GatewayPort {
   async processChat(channel: ChannelName, chatId: string): Promise<void> {
     const { database } = this.#deps;
     const key = `${channel}:${chatId}`;
-    const work = this.#chats.run(key, () =>
-      database.withAdvisoryLock(`channel-chat:${key}`, async () => {
-        // From here on a new message of this chat needs a new job (unless this loop sees it).
-        this.#dispatcher.started(channel, chatId);
-        for (let round = 0; round < 100; round++) {
-          const open = await openInboundOfChat(database, channel, chatId);
-          if (open.length === 0) break;
-          for (const message of open) await this.#processOne(message);
-        }
-      }),
-    );
+    const work = this.#chats.run(`channel-chat:${key}`, async () => {
+      // From here on a new message of this chat needs a new job (unless this loop sees it).
+      this.#dispatcher.started(channel, chatId);
+      for (let round = 0; round < 100; round++) {
+        const open = await openInboundOfChat(database, channel, chatId);
+        if (open.length === 0) break;
+        for (const message of open) await this.#processOne(message);
+      }
+    });
     this.#processing.add(work);
     try {
       await work;

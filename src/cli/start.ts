@@ -57,8 +57,6 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     throw error;
   }
   lock?.setPort(server.port);
-  // Turns a stopped instance left behind: recovered now, in the background, and every 30 s.
-  runtime.engine.startSweeps();
   logger.info(
     { url: `http://${server.host}:${server.port}`, database: database.backend, vector: database.hasVector },
     'Steward is listening',
