@@ -245,16 +245,19 @@ export function openAiRoutes(
     const options = body.stream_options as { include_usage?: unknown } | undefined | null;
     const includeUsage = stream && options?.include_usage === true;
 
-    await ensureUser(deps.database, userId);
-    const conversationId = await conversationFor(deps.database, userId, clientKey);
     let exchange: Exchange;
     try {
+      // Counted before the conversation is looked up or created; the turn is then admitted.
+      await deps.rateLimit?.check({ userId });
+      await ensureUser(deps.database, userId);
+      const conversationId = await conversationFor(deps.database, userId, clientKey);
       exchange = await converse(deps, {
         userId,
         surface: OPENAI_CHANNEL,
         text: input.text,
         options: {
           conversationId,
+          admitted: true,
           // Receipts travel as data (`receipts` beside `choices`), never as lines in the content.
           receipts: 'data',
           ...(stream
