@@ -1,10 +1,81 @@
 /**
+ * Every code a StewardError can carry: a closed list, so a code is never a typo and a caller
+ * can switch on it. Refusals of a message (REFUSALS) are the ones with an HTTP status.
+ */
+export type ErrorCode =
+  | RefusalCode
+  | `provider_${ProviderIssue}`
+  | `llm_${LlmErrorCode}`
+  | 'backup_damaged'
+  | 'backup_newer_schema'
+  | 'backup_not_found'
+  | 'backup_schema_mismatch'
+  | 'channels_not_started'
+  | 'compaction_bad_json'
+  | 'config_invalid'
+  | 'corrupt_audio'
+  | 'credentials_unreadable'
+  | 'dag_duplicate_agent'
+  | 'dag_invalid_concurrency'
+  | 'data_dir_locked'
+  | 'data_dir_unusable'
+  | 'database_unreachable'
+  | 'drive_failed'
+  | 'embedding_invalid'
+  | 'entity_id_exhausted'
+  | 'export_dir_not_empty'
+  | 'file_operation_failed'
+  | 'invalid_user_id'
+  | 'listen_failed'
+  | 'matrix_refused'
+  | 'matrix_unreadable_answer'
+  | 'media_unavailable'
+  | 'memory_id_exhausted'
+  | 'memory_invalid'
+  | 'memory_not_found'
+  | 'migration_failed'
+  | 'oauth_cancelled'
+  | 'oauth_denied'
+  | 'oauth_no_refresh_token'
+  | 'oauth_timeout'
+  | 'payload_too_large'
+  | 'restore_backup_failed'
+  | 'restore_target_in_use'
+  | 'restore_target_not_empty'
+  | 'service_account_invalid'
+  | 'service_account_token'
+  | 'service_account_token_unavailable'
+  | 'service_account_unreadable'
+  | 'skill_name_invalid'
+  | 'telegram_unreadable_answer'
+  | 'turn_in_progress'
+  | 'upgrade_backup_failed'
+  | 'user_busy'
+  | 'user_is_owner'
+  | 'user_not_found'
+  | 'vault_conflict'
+  | 'vector_unavailable';
+
+/** LlmError's classes (`llm/types.ts` LlmErrorClass), as codes. */
+type LlmErrorCode =
+  | 'bad_request'
+  | 'bad_response'
+  | 'auth'
+  | 'timeout'
+  | 'credits'
+  | 'rate_limit'
+  | 'context_length'
+  | 'provider_down'
+  | 'not_configured'
+  | 'aborted';
+
+/**
  * Exceptions are for bugs and for infrastructure that is down. Expected failures (a bad
  * command, a failed sub-agent) are values. Every StewardError carries a stable `code`.
  */
 export class StewardError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StewardError';
     this.code = code;
