@@ -68,7 +68,7 @@ export function chatRoutes(deps: PageDeps): Hono<WebEnv> {
     const problem = textProblem(text);
     if (problem) return c.redirect(`/chat?error=${encodeURIComponent(problem)}`, 303);
     try {
-      const exchange = await converse(deps, await webMessage(session.userId, text));
+      const exchange = await converse(deps, webMessage(session.userId, text));
       await exchange.result;
     } catch (error) {
       if (error instanceof StewardError)
@@ -94,7 +94,7 @@ export function chatRoutes(deps: PageDeps): Hono<WebEnv> {
       if (problem) return fail(problem);
       let conversed: Conversed;
       try {
-        const message = await webMessage(session.userId, text);
+        const message = webMessage(session.userId, text);
         const exchange = await converse(deps, {
           ...message,
           options: {
@@ -129,15 +129,10 @@ export function chatRoutes(deps: PageDeps): Hono<WebEnv> {
     });
   });
 
-  /** A message typed on the dashboard: in the user's latest web conversation, `/new` starts another. */
-  async function webMessage(userId: string, text: string): Promise<Message> {
-    const conversation = await latestConversation(database, userId, WEB_CHANNEL);
-    return {
-      userId,
-      surface: WEB_CHANNEL,
-      text,
-      options: { conversationId: conversation.id, commands: true },
-    };
-  }
   return app;
+}
+
+/** A message typed on the dashboard: it goes to the user's latest web conversation; `/new` starts another. */
+function webMessage(userId: string, text: string): Message {
+  return { userId, surface: WEB_CHANNEL, text, options: { commands: true } };
 }
