@@ -308,7 +308,12 @@ describe('aborted uploads', () => {
     const api = new Hono<AuthEnv>();
     api.route(
       '/',
-      voiceRoutes({ engine: steward.runtime.engine, voice: steward.runtime.voice, config: () => config }),
+      voiceRoutes({
+        engine: steward.runtime.engine,
+        database: steward.runtime.database,
+        voice: steward.runtime.voice,
+        config: () => config,
+      }),
     );
     const app = createServerApp({
       database: steward.db.database,

@@ -1,7 +1,5 @@
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../src/logging/index.ts';
-import { type AuthEnv, chatRoutes, createServerApp, voiceRoutes } from '../src/server/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { decodeOggOpus } from '../src/voice/decode-ogg.ts';
 import { type Backend, backends } from './support/db.ts';
@@ -48,18 +46,8 @@ voice:
 `,
   });
   const { runtime } = steward;
-  const api = new Hono<AuthEnv>();
-  api.route('/', chatRoutes({ engine: runtime.engine, database: runtime.database }));
-  api.route(
-    '/',
-    voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => runtime.config.get() }),
-  );
-  const app = createServerApp({
-    database: runtime.database,
-    logger: silentLogger(),
-    config: () => runtime.config.get(),
-    api,
-  });
+  // The app `steward start` serves, built by the same root.
+  const { app } = runtime;
   return { steward, app };
 }
 

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { type ReceiptJson, receiptsJson, type TurnEvent } from '../agents/index.ts';
+import { converse, type ReceiptJson, receiptsJson, type TurnEvent, turnOutcome } from '../agents/index.ts';
 import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
 import type { Usage } from '../llm/index.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
@@ -131,17 +131,21 @@ async function openSession(config: ResolvedConfig): Promise<Session> {
     where: `this process, on ${config.database_url ? 'DATABASE_URL' : config.dataDir}`,
     logNotice: log.notice,
     send: async (message, live) => {
-      const outcome = await runtime.engine.handle({
-        userId: message.user,
-        text: message.text,
-        channel: 'cli',
-        conversationId: message.conversation,
-        newConversation: message.new,
-        mode: message.mode,
-        receipts: message.receipts,
-        emit: live.emit,
-        signal: live.signal,
-      });
+      const outcome = await turnOutcome(
+        await converse(runtime, {
+          userId: message.user,
+          surface: 'cli',
+          text: message.text,
+          options: {
+            conversationId: message.conversation,
+            newConversation: message.new,
+            mode: message.mode,
+            receipts: message.receipts,
+            observe: live.emit,
+            signal: live.signal,
+          },
+        }),
+      );
       return { ...outcome, receipts: receiptsJson(outcome.receipts) };
     },
     // Closing drains the turn's background jobs (compaction) before the process exits.

@@ -35,7 +35,7 @@ export type MetricsSources = {
  */
 export class StewardMetrics {
   readonly registry = new Registry();
-  #sources: MetricsSources;
+  readonly #sources: MetricsSources;
   readonly #openTurns = new Map<string, { mode: string; startedMs: number }>();
 
   readonly turns = new Counter({
@@ -156,11 +156,6 @@ export class StewardMetrics {
     for (const channel of WEBHOOK_CHANNELS) {
       for (const result of ['verified', 'rejected']) this.webhooks.inc({ channel, result }, 0);
     }
-  }
-
-  /** Where scrape-time values come from (the job queue and breakers exist after the metrics). */
-  setSources(sources: MetricsSources): void {
-    this.#sources = { ...this.#sources, ...sources };
   }
 
   /** Starts the per-model and per-skill series at zero. */

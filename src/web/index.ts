@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
-import type { TurnEngine, TurnHub } from '../agents/index.ts';
+import type { TurnHub } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { LlmClient } from '../llm/index.ts';
@@ -21,9 +21,8 @@ export { createLoginCode, LOGIN_CODE_TTL_MS, redeemLoginCode } from './sessions.
 export { LoginThrottle } from './throttle.ts';
 export { waves } from './turn-view.ts';
 
-export type WebDeps = Omit<PageDeps, 'database' | 'engine' | 'turnEvents'> & {
+export type WebDeps = Omit<PageDeps, 'database' | 'turnEvents'> & {
   database: Database;
-  engine: TurnEngine;
   /** The model itself, for /v1 clients' housekeeping requests (no turn). */
   llm: LlmClient;
   turnEvents: TurnHub;
