@@ -409,7 +409,7 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
       const view = await loggedIn(width);
       await view.page.goto(`${steward.url}${href}`);
       await view.page.waitForSelector('[data-turn-status="completed"]');
-      const command = view.page.locator('#timeline code.command', { hasText: 'quarterly report' });
+      const command = view.page.locator('#timeline tr.skill code', { hasText: 'quarterly report' });
       const box = await command.boundingBox();
       // The command reads as text: its box is wide, not a column a few characters across.
       expect(box!.width, `at ${width} px`).toBeGreaterThan(250);
