@@ -137,6 +137,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
       webRoutes({
         database,
         engine: runtime.engine,
+        llm: runtime.llm,
         turnEvents: runtime.turnEvents,
         config: () => config.get(),
         skills: () => runtime.skills.snapshot(),

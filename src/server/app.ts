@@ -16,7 +16,7 @@ import {
   requestBodyLimits,
   UPLOAD_WRAPPING_BYTES,
 } from './body-limits.ts';
-import { hostAndOriginGuard, jsonBodies } from './edge.ts';
+import { hostAndOriginGuard, jsonBodies, parsedJsonBodies } from './edge.ts';
 import { healthRoutes } from './health.ts';
 import type { HttpLifecycle } from './lifecycle.ts';
 import { type MetricsSource, metricsRoutes } from './metrics-route.ts';
@@ -95,6 +95,7 @@ export function createServerApp(deps: ServerDeps): Hono {
       c.req.path === VOICE_UPLOAD_PATH ? next() : middleware(c, next);
   app.use('/api/*', exceptUploads(jsonBodies()));
   app.use('/api/*', apiAuth({ token: () => deps.config().api_token, database: deps.database }));
+  app.use('/api/*', exceptUploads(parsedJsonBodies()));
   if (deps.api) app.route('/api', deps.api);
   if (deps.webhooks) app.route('/webhooks', deps.webhooks);
   if (deps.metrics) {

@@ -71,13 +71,11 @@ export {
   type CronSchedule,
   checkSkillMentions,
   fireTimesBetween,
-  formatInZone,
   getSkill,
   hideDomains,
   type InvalidSkill,
   invalidSkills,
   loadSkillRoots,
-  localTime,
   nextFireTime,
   parseCron,
   parseFrontmatter,
@@ -89,7 +87,6 @@ export {
   skillsVisibleTo,
   type UnavailableDomain,
   validateSkillDir,
-  zoneOffsetMinutes,
 } from './registry/index.ts';
 export type {
   DomainIndex,

@@ -3,6 +3,7 @@ import { html } from 'hono/html';
 import type { TurnEngine, TurnHub } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
+import type { LlmClient } from '../llm/index.ts';
 import { type AuthEnv, isLoopbackHost, OWNER_USER } from '../server/index.ts';
 import { ensureUser, userIdProblem } from '../users/index.ts';
 import { assetRoutes } from './assets.ts';
@@ -23,6 +24,8 @@ export { waves } from './turn-view.ts';
 export type WebDeps = Omit<PageDeps, 'database' | 'engine' | 'turnEvents'> & {
   database: Database;
   engine: TurnEngine;
+  /** The model itself, for /v1 clients' housekeeping requests (no turn). */
+  llm: LlmClient;
   turnEvents: TurnHub;
   config: () => ResolvedConfig;
   throttle?: LoginThrottle;

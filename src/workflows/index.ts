@@ -1,4 +1,5 @@
 export { runView, scheduleApiRoutes } from './api-routes.ts';
+export type { DeliveryAttempt, DeliveryReceipt, DeliveryStatus } from './delivery-receipt.ts';
 export type { RunStatus, RunTrigger, WorkflowRun } from './run-store.ts';
 export { runsOf } from './run-store.ts';
 export {

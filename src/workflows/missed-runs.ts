@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import { formatInZone } from '../skills/index.ts';
+import { formatInZone } from '../time/index.ts';
 import { claimRun } from './run-store.ts';
 
 type MissedRunDeps = {

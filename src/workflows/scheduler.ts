@@ -1,15 +1,15 @@
-import type { DeliveryReceipt } from '../channels/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import {
   type CronSchedule,
-  formatInZone,
   nextFireTime,
   parseCron,
   type SkillDefinition,
   type SkillSnapshot,
 } from '../skills/index.ts';
+import { formatInZone } from '../time/index.ts';
 import { ensureUser } from '../users/index.ts';
+import type { DeliveryReceipt } from './delivery-receipt.ts';
 import { recordMissed } from './missed-runs.ts';
 import {
   latestRuns,

@@ -38,6 +38,7 @@ export async function startWebSteward(
       webRoutes({
         database: runtime.database,
         engine: runtime.engine,
+        llm: runtime.llm,
         turnEvents: runtime.turnEvents,
         config: () => runtime.config.get(),
         skills: () => runtime.skills.snapshot(),
