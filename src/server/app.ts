@@ -45,7 +45,7 @@ export type ServerDeps = {
 };
 
 /** Paths that only machines call: an unknown one there is always answered in JSON. */
-const MACHINE_PATHS = /^\/(api|v1|mcp|webhooks|metrics|health|ical)(\/|$)/;
+const MACHINE_PATHS = /^\/(api|v1|mcp|webhooks|metrics|ical)(\/|$)/;
 
 /** A browser navigating (Accept names text/html), not an API client (JSON or any type). */
 export function wantsHtml(c: Context): boolean {

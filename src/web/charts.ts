@@ -10,9 +10,10 @@ export type Segment = { series: string; value: number };
 export type Bar = { label: string; segments: Segment[] };
 export type Row = { label: string; value: number };
 
-const WIDTH = 480;
+/** The drawing's width: about a phone's, so its text stays readable there and on a desktop. */
+const WIDTH = 360;
 const PALETTE = ['#3b6fb6', '#d9822b', '#2e8b57', '#8e5bb5', '#c0392b', '#5d6d7e', '#b7950b', '#17a2b8'];
-const MAX_BAR = 40;
+const MAX_BAR = 32;
 
 /** A round step for about `count` ticks up to `max` (1, 2 or 5 times a power of ten). */
 export function tickStep(max: number, count = 4): number {
@@ -44,10 +45,10 @@ export function columnChart(options: {
   legend?: boolean;
 }) {
   const { bars, format } = options;
-  const left = 58;
+  const left = 48;
   const right = 8;
   const top = 18;
-  const plot = 170;
+  const plot = 150;
   const bottom = 36;
   const totals = bars.map((bar) => bar.segments.reduce((sum, segment) => sum + segment.value, 0));
   const step = tickStep(options.max ?? Math.max(0, ...totals));
@@ -56,10 +57,10 @@ export function columnChart(options: {
   const y = (value: number) => top + plot - (value / axisTop) * plot;
   const slot = (WIDTH - left - right) / Math.max(1, bars.length);
   const barWidth = Math.min(MAX_BAR, Math.max(2, slot * 0.7));
-  // Every label fits when there are few; otherwise about eight, always the first and the last.
-  const every = Math.max(1, Math.ceil(bars.length / 8));
+  // Every label fits when there are few; otherwise about five, always the first and the last.
+  const every = Math.max(1, Math.ceil(bars.length / 5));
   const showLabel = (index: number) => index % every === 0 || index === bars.length - 1;
-  const showValues = bars.length <= 12;
+  const showValues = bars.length <= 8;
   const colours = seriesColours(bars);
   const height = top + plot + bottom;
   return html`<figure class="chart"><figcaption>${options.title}</figcaption>
@@ -100,7 +101,7 @@ export function rowChart(options: {
   const { rows, format } = options;
   const rowHeight = 38;
   const left = 4;
-  const valueRoom = 70;
+  const valueRoom = 60;
   const height = rows.length * rowHeight + 8;
   const max = options.max ?? Math.max(0, ...rows.map((row) => row.value));
   const scale = (value: number) => (max > 0 ? (value / max) * (WIDTH - left - valueRoom) : 0);

@@ -24,8 +24,13 @@ describe('skill help on the Skills page', () => {
     expect(page).toContain('<table class="flags">');
     expect(page).toContain('<tr><td><code>--title</code></td><td>Short title</td><td>yes</td></tr>');
     expect(page).toContain('<tr><td><code>--due</code></td><td>Due date</td><td></td></tr>');
-    expect(page).toContain('<pre class="commands"><code>tasks.create --title &lt;text&gt;</code></pre>');
-    expect(page).toContain('tasks.create --title &quot;A&quot;\ntasks.create --title &quot;B&quot;');
+    // Each word of a command keeps together: a line wraps between words, never inside `--title`.
+    expect(page).toContain(
+      '<pre class="commands"><code><span class="token">tasks.create</span> <span class="token">--title</span> <span class="token">&lt;text&gt;</span></code></pre>',
+    );
+    expect(page).toContain(
+      '<span class="token">&quot;A&quot;</span>\n<span class="token">tasks.create</span>',
+    );
     expect(page).toContain('Create a &lt;b&gt;task&lt;/b&gt;.');
     expect(page).not.toContain('<b>');
   });

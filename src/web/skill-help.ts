@@ -46,14 +46,38 @@ export function skillHelp(body: string): HtmlEscapedString | Promise<HtmlEscaped
     const rows = key === 'flags' ? flagRows(content) : null;
     if (rows) {
       parts.push(html`<h4>Flags</h4><table class="flags"><thead><tr><th scope="col">Flag</th><th scope="col">Meaning</th><th scope="col">Required</th></tr></thead>
-        <tbody>${rows.map((row) => html`<tr><td><code>${row.flag}</code></td><td>${row.meaning.replace(/\s*\(required\)/i, '')}</td><td>${row.required ? 'yes' : ''}</td></tr>`)}</tbody></table>`);
+        <tbody>${rows.map((row) => html`<tr><td><code>${row.flag}</code></td><td>${inlineCode(row.meaning.replace(/\s*\(required\)/i, ''))}</td><td>${row.required ? 'yes' : ''}</td></tr>`)}</tbody></table>`);
     } else if (COMMAND_SECTIONS.has(key) && content.trim() && !content.includes('```')) {
-      parts.push(html`<h4>${title}</h4><pre class="commands"><code>${content.trim()}</code></pre>`);
+      parts.push(
+        html`<h4>${title}</h4><pre class="commands"><code>${commandText(content.trim())}</code></pre>`,
+      );
     } else {
       parts.push(raw(markdownToHtml(section)));
     }
   }
   return html`${parts}`;
+}
+
+/** Text with `code` spans marked up (everything else stays text). */
+function inlineCode(text: string) {
+  return text.split('`').map((part, index) => (index % 2 ? html`<code>${part}</code>` : part));
+}
+
+/**
+ * Command text that wraps only between words, never inside a flag such as `--priority` (a
+ * browser breaks after hyphens). A word too long for a phone's line may still wrap anywhere.
+ */
+export function commandText(text: string) {
+  return text
+    .split('\n')
+    .map(
+      (line, index) =>
+        html`${index ? '\n' : ''}${line
+          .split(/(\s+)/)
+          .map((part) =>
+            /^\s*$/.test(part) || part.length > 32 ? part : html`<span class="token">${part}</span>`,
+          )}`,
+    );
 }
 
 /** A dotted skill name that wraps only between its parts (after `.` and `_`), never inside a word. */

@@ -10,8 +10,8 @@ import {
 import { formatInZone } from '../time/index.ts';
 import { ensureUser } from '../users/index.ts';
 import type { DeliveryReceipt } from './delivery-receipt.ts';
+import { recordMissed } from './missed-runs.ts';
 import {
-  claimRun,
   latestRuns,
   pausedSchedules,
   type RunStatus,
@@ -306,7 +306,16 @@ export class WorkflowScheduler {
           await this.#enqueue(schedule, time, 'schedule');
           enqueued++;
         }
-        missed += await this.#recordMissed(schedule, lost);
+        missed += await recordMissed(
+          {
+            ...this.#deps,
+            notify:
+              this.#deps.notify ?? ((userId, text) => this.#deps.deliver(userId, text, { source: 'notice' })),
+          },
+          schedule,
+          lost,
+          this.#now(),
+        );
       }
       const minute = Math.floor(now / 60_000);
       if (this.#deps.reminders && minute !== this.#remindedMinute) {
@@ -343,51 +352,6 @@ export class WorkflowScheduler {
       },
       { singletonKey: `${schedule.userId}:${schedule.skill.name}:${scheduledFor}` },
     );
-  }
-
-  /** Records missed times (once, whichever instance gets there first) and tells the owner. */
-  async #recordMissed(schedule: ActiveSchedule, times: number[]): Promise<number> {
-    if (times.length === 0) return 0;
-    const now = this.#now();
-    const recorded: number[] = [];
-    for (const time of times) {
-      const claimed = await claimRun(this.#deps.database, {
-        userId: schedule.userId,
-        skill: schedule.skill.name,
-        scheduledFor: new Date(time),
-        trigger: 'schedule',
-        status: 'missed',
-        startedAt: now,
-        error:
-          schedule.catchUpSeconds === 0
-            ? 'missed while Steward was not running (catch_up is 0)'
-            : `missed while Steward was not running, more than ${describeSeconds(schedule.catchUpSeconds)} ago`,
-      });
-      if (claimed) recorded.push(time);
-    }
-    if (recorded.length === 0) return 0;
-    const name = schedule.skill.action;
-    const shown = recorded.slice(-5).map((time) => formatInZone(time, schedule.timezone));
-    const more = recorded.length > shown.length ? ` and ${recorded.length - shown.length} earlier` : '';
-    const why =
-      schedule.catchUpSeconds === 0
-        ? 'Its catch_up is 0, so missed runs are skipped.'
-        : `It is run on start only when less than ${describeSeconds(schedule.catchUpSeconds)} late (catch_up).`;
-    const text = `Missed: workflow ${name} was due at ${shown.join(', ')}${more} while Steward was not running, and did not run. ${why}`;
-    const notify =
-      this.#deps.notify ??
-      ((userId: string, message: string) => this.#deps.deliver(userId, message, { source: 'notice' }));
-    await notify(schedule.userId, text).catch((error) =>
-      this.#deps.logger.warn(
-        { err: errorMessage(error), skill: schedule.skill.name },
-        'could not tell of a missed run',
-      ),
-    );
-    this.#deps.logger.warn(
-      { skill: schedule.skill.name, userId: schedule.userId, missed: recorded.length },
-      'scheduled runs missed',
-    );
-    return recorded.length;
   }
 
   /** Every declared schedule (one user's, or everyone's) with its next and last run. */
@@ -513,10 +477,4 @@ export class WorkflowScheduler {
     if (!run) return { problem: `${target.skill.name} is already running.` };
     return { run };
   }
-}
-
-function describeSeconds(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
-  if (seconds % 60 === 0) return `${seconds / 60} min`;
-  return `${seconds} s`;
 }

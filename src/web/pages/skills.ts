@@ -73,17 +73,16 @@ export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
             : html`<p>Every skill file loaded without problems.</p>`
         }
         <div class="scroll"><table class="list stack skills-table">
-          <thead><tr><th>Skill</th><th>Source</th><th>Kind</th><th>Breaker</th><th>Runs</th><th>Failed</th><th>Last used</th><th>Description</th><th>For ${switchesFor}</th></tr></thead>
+          <thead><tr><th>Skill</th><th>Source</th><th>Kind</th><th>Breaker</th><th>Runs</th><th>Failed</th><th>Last used</th><th>For ${switchesFor}</th></tr></thead>
           <tbody>${skills.map((skill) => {
             const use: SkillUse | undefined = usage.get(skill.name);
             const learned = skill.owner ? latest.get(`${skill.owner}\u0000${skill.name}`) : undefined;
-            return html`<tr id="skill-${skill.name}" data-skill="${skill.name}"><td class="skill-cell"><details><summary>${skillName(skill.name)}</summary><div class="markdown help">${skillHelp(skill.body)}</div></details></td>
+            return html`<tr id="skill-${skill.name}" data-skill="${skill.name}"><td class="skill-cell"><details><summary>${skillName(skill.name)}</summary><div class="markdown help">${skillHelp(skill.body)}</div></details><p class="meta description">${skill.description}</p></td>
               <td>${overrides(skill) ? 'override' : skill.source === 'builtin' ? 'built-in' : skill.source}${skill.owner ? ` (owner ${skill.owner})` : ''}${learned ? html`<br><a href="${historyHref(skill.name, learned.owner)}">learned · version ${learned.version} · history</a>` : ''}</td>
               <td>${skill.readonly ? 'read-only' : 'mutating'}</td>
               <td><span class="badge breaker-${breakers.get(skill.name) ?? 'closed'}">${breakers.get(skill.name) ?? 'closed'}</span></td>
               <td class="runs">${use?.runs ?? 0}</td><td class="failures">${use?.failures ?? 0}</td>
               <td>${use?.lastUsed ? minute(use.lastUsed) : 'never'}</td>
-              <td>${skill.description}</td>
               <td>${switchForm(session, switchesFor, skill.name, !disabled.has(skill.name))}</td></tr>`;
           })}</tbody></table></div>
         ${
