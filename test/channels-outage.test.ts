@@ -9,6 +9,7 @@ import { outboxRows } from '../src/channels/index.ts';
 import { MatrixAdapter } from '../src/channels/matrix/matrix-adapter.ts';
 import { queueOutbound } from '../src/channels/outbox.ts';
 import { OutboxSender } from '../src/channels/outbox-sender.ts';
+import { SignalAdapter } from '../src/channels/signal/signal-adapter.ts';
 import { SlackAdapter } from '../src/channels/slack/slack-adapter.ts';
 import { TelegramAdapter } from '../src/channels/telegram/telegram-adapter.ts';
 import type { ChannelAdapter, ChannelName } from '../src/channels/types.ts';
@@ -33,6 +34,7 @@ import {
   type FakeMatrix,
   startFakeMatrix,
 } from './support/fake-matrix.ts';
+import { FAKE_SIGNAL_NUMBER, type FakeSignal, startFakeSignal } from './support/fake-signal.ts';
 import { FAKE_SLACK_TOKEN, type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
@@ -48,15 +50,17 @@ let graph: FakeGraph;
 let chat: FakeGoogleChat;
 let discord: FakeDiscord;
 let matrix: FakeMatrix;
+let signal: FakeSignal;
 let serviceAccount: string;
 beforeAll(async () => {
-  [telegram, slack, graph, chat, discord, matrix] = await Promise.all([
+  [telegram, slack, graph, chat, discord, matrix, signal] = await Promise.all([
     startFakeTelegram(),
     startFakeSlack(),
     startFakeGraph(),
     startFakeGoogleChat(),
     startFakeDiscord(),
     startFakeMatrix(),
+    startFakeSignal(),
   ]);
   serviceAccount = await chat.writeServiceAccount(
     path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-outage-')), 'sa.json'),
@@ -70,6 +74,7 @@ afterAll(async () => {
     chat?.close(),
     discord?.close(),
     matrix?.close(),
+    signal?.close(),
   ]);
 });
 
@@ -79,7 +84,7 @@ const OUTAGE = [gatewayErrorPage(502), gatewayErrorPage(503), gatewayErrorPage(5
 let nextChat = 7000;
 
 describeEachBackend('sending through a platform outage', (db) => {
-  const adapters: Record<ChannelName, () => ChannelAdapter> = {
+  const adapters: Record<Exclude<ChannelName, 'email'>, () => ChannelAdapter> = {
     telegram: () =>
       new TelegramAdapter({ botToken: FAKE_BOT_TOKEN, apiRoot: telegram.url, logger: silentLogger() }),
     slack: () =>
@@ -123,11 +128,13 @@ describeEachBackend('sending through a platform outage', (db) => {
         admitted: async () => true,
         logger: silentLogger(),
       }),
+    signal: () =>
+      new SignalAdapter({ cliUrl: signal.url, number: FAKE_SIGNAL_NUMBER, logger: silentLogger() }),
   };
 
   /** Queues one message and returns a sender on a clock the test moves. */
   const outage = async (
-    channel: ChannelName,
+    channel: Exclude<ChannelName, 'email'>,
     text: string,
     chatId = String(nextChat++),
     sendTimeoutMs?: number,
@@ -246,6 +253,16 @@ describeEachBackend('sending through a platform outage', (db) => {
     expect(await tokenRun.pass()).toMatchObject({ status: 'pending', attempts: 2 });
     expect(await tokenRun.pass()).toMatchObject({ status: 'sent', attempts: 3 });
     expect(chat.posts.filter((post) => post.space === tokenRun.chatId)).toHaveLength(1);
+  });
+
+  it('Signal: HTML 502/503/504 answers are retried and the message is sent once', async () => {
+    signal.failNext('send', ...OUTAGE);
+    const run = await outage('signal', 'Signal after the outage.', `+1555077${nextChat++}`);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await run.pass()).toMatchObject({ status: 'pending', attempts: attempt });
+    }
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4 });
+    expect(signal.sent.filter((sent) => sent.recipients.includes(run.chatId))).toHaveLength(1);
   });
 
   it('Discord: HTML 502/503/504 answers are retried and the message is posted once', async () => {

@@ -1,6 +1,15 @@
 import type { Hono } from 'hono';
 
-export const CHANNEL_NAMES = ['telegram', 'slack', 'whatsapp', 'googlechat', 'discord', 'matrix'] as const;
+export const CHANNEL_NAMES = [
+  'telegram',
+  'slack',
+  'whatsapp',
+  'googlechat',
+  'discord',
+  'matrix',
+  'signal',
+  'email',
+] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** How a channel's messages arrive (see ChannelAdapter.mode). */

@@ -180,6 +180,22 @@ export const channelsSchema = z
       })
       .strict()
       .default({}),
+    signal: z
+      .object({
+        /** The signal-cli REST API the user runs (bbernhard/signal-cli-rest-api). */
+        cli_url: httpUrl.optional(),
+        number: z
+          .string()
+          .regex(
+            /^\+[1-9]\d{5,14}$/,
+            "must be the bot account's number in international format, e.g. +4915112345678",
+          )
+          .optional(),
+      })
+      .strict()
+      .default({}),
+    /** `on`: mail to the owner's address (EMAIL_IMAP_URL, EMAIL_SMTP_URL, EMAIL_FROM) becomes turns. */
+    email: z.enum(['on', 'off'], { error: 'use on or off' }).default('off'),
   })
   .strict();
 export type ChannelsConfig = z.infer<typeof channelsSchema>;
