@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryCursors } from '../src/channels/cursor-store.ts';
 import { DiscordAdapter } from '../src/channels/discord/discord-adapter.ts';
+import { EmailAdapter } from '../src/channels/email/email-adapter.ts';
 import { GoogleChatAdapter } from '../src/channels/googlechat/googlechat-adapter.ts';
 import { outboxRows } from '../src/channels/index.ts';
 import { MatrixAdapter } from '../src/channels/matrix/matrix-adapter.ts';
@@ -14,6 +15,7 @@ import { SlackAdapter } from '../src/channels/slack/slack-adapter.ts';
 import { TelegramAdapter } from '../src/channels/telegram/telegram-adapter.ts';
 import type { ChannelAdapter, ChannelName } from '../src/channels/types.ts';
 import { WhatsAppAdapter } from '../src/channels/whatsapp/whatsapp-adapter.ts';
+import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from '../src/integrations/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { telegramText } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
@@ -36,6 +38,7 @@ import {
 } from './support/fake-matrix.ts';
 import { FAKE_SIGNAL_NUMBER, type FakeSignal, startFakeSignal } from './support/fake-signal.ts';
 import { FAKE_SLACK_TOKEN, type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { startFakeSmtp } from './support/fake-smtp.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
 /*
@@ -51,9 +54,10 @@ let chat: FakeGoogleChat;
 let discord: FakeDiscord;
 let matrix: FakeMatrix;
 let signal: FakeSignal;
+let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
 let serviceAccount: string;
 beforeAll(async () => {
-  [telegram, slack, graph, chat, discord, matrix, signal] = await Promise.all([
+  [telegram, slack, graph, chat, discord, matrix, signal, smtp] = await Promise.all([
     startFakeTelegram(),
     startFakeSlack(),
     startFakeGraph(),
@@ -61,6 +65,7 @@ beforeAll(async () => {
     startFakeDiscord(),
     startFakeMatrix(),
     startFakeSignal(),
+    startFakeSmtp({ user: 'steward@example.com', password: 'smtp-pass-1234' }),
   ]);
   serviceAccount = await chat.writeServiceAccount(
     path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-outage-')), 'sa.json'),
@@ -75,6 +80,7 @@ afterAll(async () => {
     discord?.close(),
     matrix?.close(),
     signal?.close(),
+    smtp?.close(),
   ]);
 });
 
@@ -84,7 +90,7 @@ const OUTAGE = [gatewayErrorPage(502), gatewayErrorPage(503), gatewayErrorPage(5
 let nextChat = 7000;
 
 describeEachBackend('sending through a platform outage', (db) => {
-  const adapters: Record<Exclude<ChannelName, 'email'>, () => ChannelAdapter> = {
+  const adapters: Record<ChannelName, () => ChannelAdapter> = {
     telegram: () =>
       new TelegramAdapter({ botToken: FAKE_BOT_TOKEN, apiRoot: telegram.url, logger: silentLogger() }),
     slack: () =>
@@ -130,11 +136,20 @@ describeEachBackend('sending through a platform outage', (db) => {
       }),
     signal: () =>
       new SignalAdapter({ cliUrl: signal.url, number: FAKE_SIGNAL_NUMBER, logger: silentLogger() }),
+    email: () =>
+      new EmailAdapter({
+        imap: parseMailUrl('imap://unused:unused@127.0.0.1:9', IMAP_SCHEMES)!,
+        smtp: parseMailUrl(smtp.url, SMTP_SCHEMES)!,
+        from: 'Steward <steward@example.com>',
+        address: 'steward@example.com',
+        cursors: memoryCursors(),
+        logger: silentLogger(),
+      }),
   };
 
   /** Queues one message and returns a sender on a clock the test moves. */
   const outage = async (
-    channel: Exclude<ChannelName, 'email'>,
+    channel: ChannelName,
     text: string,
     chatId = String(nextChat++),
     sendTimeoutMs?: number,
@@ -253,6 +268,27 @@ describeEachBackend('sending through a platform outage', (db) => {
     expect(await tokenRun.pass()).toMatchObject({ status: 'pending', attempts: 2 });
     expect(await tokenRun.pass()).toMatchObject({ status: 'sent', attempts: 3 });
     expect(chat.posts.filter((post) => post.space === tokenRun.chatId)).toHaveLength(1);
+  });
+
+  it('Email: 4xx answers (greylisting, a busy server) are retried and the mail is sent once; a 5xx fails', async () => {
+    smtp.failNext(
+      { code: 451, message: '4.7.1 Greylisted, try again later' },
+      { code: 421, message: '4.3.2 Service shutting down' },
+      { code: 452, message: '4.3.1 Insufficient system storage' },
+    );
+    const run = await outage('email', 'Email after the outage.', `ana${nextChat++}@example.org`);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await run.pass()).toMatchObject({ status: 'pending', attempts: attempt });
+    }
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4 });
+    expect(smtp.received.filter((mail) => mail.to.includes(run.chatId))).toHaveLength(1);
+
+    smtp.failNext({ code: 550, message: '5.1.1 No such user here' });
+    const refused = await outage('email', 'Nobody home.', `nobody${nextChat++}@example.org`);
+    expect(await refused.pass()).toMatchObject({
+      status: 'failed',
+      lastError: expect.stringContaining('550'),
+    });
   });
 
   it('Signal: HTML 502/503/504 answers are retried and the message is sent once', async () => {

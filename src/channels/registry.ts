@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Queryable } from '../db/index.ts';
+import { parseAddress } from '../integrations/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { senderAdmitted } from './access.ts';
 import { channelCursors, memoryCursors } from './cursor-store.ts';
@@ -101,6 +102,11 @@ export function channelConfigProblems(config: ResolvedConfig): Partial<Record<Ch
       .map(([name]) => name);
     if (emailMissing.length > 0)
       add('email', `EMAIL_CHANNEL=on needs ${emailMissing.join(', ')}: set the assistant's mailbox`);
+    else if (!parseAddress(config.email.from ?? ''))
+      add(
+        'email',
+        'EMAIL_FROM is not an address: write addr or Name <addr>, e.g. Steward <steward@example.com>',
+      );
   }
   if (!googlechat.project_number && googlechat.service_account) {
     add(
@@ -170,6 +176,10 @@ export async function createChannelAdapters(
   if (signal.cli_url && signal.number) {
     const { signalFromConfig } = await import('./signal/signal-adapter.ts');
     candidates.push(signalFromConfig(config.channels, logger));
+  }
+  if (config.channels.email === 'on') {
+    const { emailFromConfig } = await import('./email/email-adapter.ts');
+    candidates.push(emailFromConfig(config, logger, cursors('email')));
   }
   const adapters = candidates.filter((adapter): adapter is ChannelAdapter => adapter !== null);
   const problems = channelConfigProblems(config);

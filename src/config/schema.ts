@@ -196,6 +196,8 @@ export const channelsSchema = z
       .default({}),
     /** `on`: mail to the owner's address (EMAIL_IMAP_URL, EMAIL_SMTP_URL, EMAIL_FROM) becomes turns. */
     email: z.enum(['on', 'off'], { error: 'use on or off' }).default('off'),
+    /** How often the email channel reads the inbox when IMAP IDLE brings no news (and renews IDLE). */
+    email_poll_seconds: z.coerce.number().int().min(1).max(3600).default(60),
   })
   .strict();
 export type ChannelsConfig = z.infer<typeof channelsSchema>;
