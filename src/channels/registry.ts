@@ -8,7 +8,7 @@ import type { ChannelAdapter, ChannelName } from './types.ts';
 
 /**
  * The route each webhook channel's platform must be told about, under STEWARD_PUBLIC_URL
- * (Discord and Matrix reach out for their events and have none).
+ * (Discord, Matrix, Signal and email reach out for their events and have none).
  */
 export const WEBHOOK_PATHS: Partial<Record<ChannelName, string>> = {
   telegram: '/webhooks/telegram',

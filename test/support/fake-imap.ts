@@ -58,6 +58,8 @@ export async function startFakeImap(options: {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
+    // Many small writes per answer: without this, Nagle and delayed ACKs stall each one ~40 ms.
+    socket.setNoDelay(true);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     session(socket, { ...options, mailboxes, commands, watchers });

@@ -76,7 +76,7 @@ export class MailboxWatcher {
         await client.connect();
         this.idle = client.capabilities.has('IDLE');
         const mailbox = await client.mailboxOpen('INBOX');
-        await this.#position(client, String(mailbox.uidValidity), mailbox.uidNext);
+        await this.#position(client, String(mailbox.uidValidity), await uidNextOf(client, mailbox.uidNext));
         failures = 0;
         while (!stop.aborted && client.usable) {
           const woken = new Promise<void>((resolve) => {
@@ -152,4 +152,11 @@ export class MailboxWatcher {
     if (message === false || !message.source) return;
     await this.#options.handle({ uid, uidValidity, raw: message.source });
   }
+}
+
+/** The mailbox's UIDNEXT; from the highest UID when the server did not say it on SELECT. */
+async function uidNextOf(client: ImapFlow, announced: number | undefined): Promise<number> {
+  if (Number.isFinite(announced)) return announced!;
+  const all = (await client.search({ all: true }, { uid: true })) || [];
+  return Math.max(0, ...all) + 1;
 }
