@@ -197,6 +197,11 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key: string; description: s
     key: 'channels.email_poll_seconds',
     description: 'seconds between inbox checks of the email channel without IDLE news (default 60)',
   },
+  {
+    name: 'EMAIL_REQUIRE_AUTHENTICATION',
+    key: 'channels.email_require_authentication',
+    description: 'off: take mail whose sender the receiving server did not authenticate (default on)',
+  },
   { name: 'EMAIL_IMAP_URL', key: 'email.imap_url', description: "owner's IMAP mailbox URL" },
   { name: 'EMAIL_SMTP_URL', key: 'email.smtp_url', description: "owner's SMTP server URL" },
   { name: 'EMAIL_FROM', key: 'email.from', description: 'sender address (addr or Name <addr>)' },

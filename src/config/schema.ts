@@ -198,6 +198,8 @@ export const channelsSchema = z
     email: z.enum(['on', 'off'], { error: 'use on or off' }).default('off'),
     /** How often the email channel reads the inbox when IMAP IDLE brings no news (and renews IDLE). */
     email_poll_seconds: z.coerce.number().int().min(1).max(3600).default(60),
+    /** `on`: mail is taken only when the receiving server proves its sender (DMARC, DKIM or SPF pass). */
+    email_require_authentication: z.enum(['on', 'off'], { error: 'use on or off' }).default('on'),
   })
   .strict();
 export type ChannelsConfig = z.infer<typeof channelsSchema>;

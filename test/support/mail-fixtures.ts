@@ -6,7 +6,10 @@ export const ASSISTANT = 'steward@example.com';
 
 let counter = 0;
 
-/** A raw RFC 5322 mail to the assistant; `headers` adds or overrides header fields. */
+/**
+ * A raw RFC 5322 mail to the assistant, as the receiving server stored it (with its
+ * Authentication-Results proving the sender); `headers` adds or overrides header fields.
+ */
 export function rawMail(options: {
   from: string;
   subject: string;
@@ -16,7 +19,10 @@ export function rawMail(options: {
   headers?: Record<string, string>;
 }): { raw: string; messageId: string } {
   const messageId = options.messageId ?? `<m${++counter}.${Date.now()}@mail.example.org>`;
+  const domain = /@([^>\s]+)>?\s*$/.exec(options.from)?.[1] ?? 'example.org';
   const headers: Record<string, string> = {
+    // What the receiving server adds on top: the sender proven (DKIM and DMARC pass).
+    'Authentication-Results': `mx.example.com; dkim=pass header.d=${domain}; spf=pass smtp.mailfrom=${domain}; dmarc=pass header.from=${domain}`,
     From: options.from,
     To: options.to ?? `Steward <${ASSISTANT}>`,
     Subject: options.subject,

@@ -33,6 +33,11 @@ export type EmailChannelOptions = {
   address: string;
   cursors: CursorStore;
   logger: Logger;
+  /**
+   * Take mail only when the receiving server's Authentication-Results proves the sender
+   * (aligned DMARC, DKIM or SPF pass); default true.
+   */
+  requireAuthentication?: boolean;
   pollMs?: number;
   idleDelayMs?: number;
 };
@@ -103,7 +108,11 @@ export class EmailAdapter implements ChannelAdapter {
           );
           return;
         }
-        const received = normalizeInboundMail(mail, { address, fallbackId: `${uidValidity}.${uid}` });
+        const received = normalizeInboundMail(mail, {
+          address,
+          fallbackId: `${uidValidity}.${uid}`,
+          requireAuthentication: this.#options.requireAuthentication ?? true,
+        });
         if ('skipped' in received) {
           logger.info({ channel: 'email', uid, reason: received.skipped }, 'email: not answered');
           return;
@@ -199,5 +208,6 @@ export function emailFromConfig(
     cursors,
     logger,
     pollMs: config.channels.email_poll_seconds * 1000,
+    requireAuthentication: config.channels.email_require_authentication === 'on',
   });
 }

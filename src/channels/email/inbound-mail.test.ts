@@ -17,7 +17,7 @@ const mail = (fields: Partial<ParsedMailWithHeaders> = {}): ParsedMailWithHeader
   headers: {},
   ...fields,
 });
-const context = { address: ADDRESS, fallbackId: '7.12' };
+const context = { address: ADDRESS, fallbackId: '7.12', requireAuthentication: false };
 
 it('takes a first mail with its subject, the sender in lower case, threading for the reply', () => {
   expect(normalizeInboundMail(mail(), context)).toEqual({
@@ -74,4 +74,14 @@ it('skips mail not addressed to the assistant, and every kind of robot', () => {
   expect(
     normalizeInboundMail(mail({ from: { name: null, address: 'postmaster@example.org' } }), context),
   ).toHaveProperty('skipped');
+});
+
+it('skips a sender the receiving server did not authenticate, when that is required', () => {
+  expect(normalizeInboundMail(mail(), { ...context, requireAuthentication: true })).toEqual({
+    skipped: expect.stringContaining('no Authentication-Results'),
+  });
+  const signed = mail({
+    headers: { 'authentication-results': 'mx.example.com; dmarc=pass header.from=example.org' },
+  });
+  expect(normalizeInboundMail(signed, { ...context, requireAuthentication: true })).toHaveProperty('message');
 });

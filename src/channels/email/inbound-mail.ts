@@ -1,6 +1,7 @@
 import type { ParsedMailWithHeaders } from '../../integrations/index.ts';
 import type { InboundMessage } from '../types.ts';
 import { stripQuotedReply } from './quoted-reply.ts';
+import { unauthenticatedReason } from './sender-authentication.ts';
 
 /** Longest text of one mail taken as a turn (the rest is cut, with a note). */
 const MAX_TEXT = 20_000;
@@ -47,18 +48,21 @@ function addressedTo(mail: ParsedMailWithHeaders, address: string): boolean {
 }
 
 /**
- * A mail in the assistant's inbox as an InboundMessage, or why it is not answered. The sender
+ * A mail in the assistant's inbox as an InboundMessage, or why it is not answered (a robot, not
+ * addressed to the assistant, a sender the receiving server did not authenticate). The sender
  * is their address (lower case); the id is the Message-ID (`fallbackId` without one), so the
  * same mail delivered twice is stored once. The text is the new part of the mail, quoted
  * history cut; a first message's subject is part of what was asked.
  */
 export function normalizeInboundMail(
   mail: ParsedMailWithHeaders,
-  context: { address: string; fallbackId: string },
+  context: { address: string; fallbackId: string; requireAuthentication: boolean },
 ): { message: InboundMessage } | { skipped: string } {
   const loop = loopReason(mail, context.address);
   if (loop) return { skipped: loop };
   if (!addressedTo(mail, context.address)) return { skipped: 'not addressed to the assistant (To/Cc)' };
+  const unproven = context.requireAuthentication ? unauthenticatedReason(mail) : null;
+  if (unproven) return { skipped: unproven };
   const sender = mail.from!.address.toLowerCase();
   const subject = mail.subject.trim();
   let body = stripQuotedReply(mail.text);
