@@ -39,8 +39,71 @@ export class DataDirLockedError extends StewardError {
 }
 
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
+  if (error instanceof Error) {
+    const cause = isFetchFailure(error) ? networkCause(error.cause) : null;
+    return cause ? `${error.message}: ${cause}` : error.message;
+  }
   return String(error);
+}
+
+/** undici's `TypeError: fetch failed`, whose `cause` holds what actually went wrong. */
+function isFetchFailure(error: Error): boolean {
+  return error.message === 'fetch failed' && error.cause !== undefined;
+}
+
+const NETWORK_MEANING: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: nothing listens there',
+  ECONNRESET: 'the connection was reset',
+  ENOTFOUND: 'DNS: no such host name',
+  EAI_AGAIN: 'DNS lookup failed for now',
+  EHOSTUNREACH: 'no route to the host',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the connection closed early',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+};
+
+const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;
+
+/**
+ * One line for the low-level cause of a failed request, e.g. `ECONNREFUSED 127.0.0.1:4999
+ * (connection refused: nothing listens there)`, `ENOTFOUND llm.example (DNS: no such host
+ * name)` or `TLS CERT_HAS_EXPIRED: certificate has expired`. Null when nothing is known.
+ */
+export function networkCause(cause: unknown, depth = 0): string | null {
+  if (!cause || typeof cause !== 'object' || depth > 4) return null;
+  const errors = (cause as { errors?: unknown }).errors;
+  if (Array.isArray(errors) && errors.length > 0) {
+    // Happy eyeballs: one error per address tried.
+    const each = [...new Set(errors.map((inner) => networkCause(inner, depth + 1)).filter(Boolean))];
+    if (each.length) return each.join('; ');
+  }
+  const { code, address, port, hostname, message } = cause as {
+    code?: unknown;
+    address?: unknown;
+    port?: unknown;
+    hostname?: unknown;
+    message?: unknown;
+  };
+  const text = typeof message === 'string' ? message : '';
+  if (typeof code !== 'string') {
+    const inner = networkCause((cause as { cause?: unknown }).cause, depth + 1);
+    return inner ?? (text || null);
+  }
+  if (TLS_CODE.test(code)) {
+    // OpenSSL's messages carry a routine path; the reason is the part people can read.
+    const reason = /:error:[0-9A-F]+:[^:]*:[^:]*:([^:]+):/.exec(text)?.[1] ?? text;
+    return `TLS ${code}${reason ? `: ${reason}` : ''}`;
+  }
+  const where =
+    typeof address === 'string'
+      ? ` ${address.includes(':') ? `[${address}]` : address}${port !== undefined ? `:${port}` : ''}`
+      : typeof hostname === 'string'
+        ? ` ${hostname}`
+        : '';
+  const meaning = NETWORK_MEANING[code];
+  return `${code}${where}${meaning ? ` (${meaning})` : text && !where ? `: ${text}` : ''}`;
 }
 
 /**

@@ -60,7 +60,7 @@ describe('steward doctor', () => {
     );
     expect(result.stdout).toContain('hint: for hybrid search set LLM_EMBEDDINGS_MODEL');
     expect(result.stdout).not.toContain('hybrid (');
-    expect(result.stdout).toMatch(/\d check\(s\) failed: see each fix above\./);
+    expect(result.stdout).toMatch(/\d check\(s\) failed: llm; see each fix above\./);
     expect(result.code).toBe(1);
   }, 180_000);
 

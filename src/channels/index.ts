@@ -30,12 +30,14 @@ export {
   type PairingRequest,
   pendingPairings,
 } from './pairing.ts';
+export { probeWithin } from './probe.ts';
 export { CHANNEL_SETUP, channelsPublicUrl, createChannelAdapters, WEBHOOK_PATHS } from './registry.ts';
 export { type ChannelStatus, channelsStatus } from './status.ts';
 export type {
   ChannelAdapter,
   ChannelCapabilities,
   ChannelName,
+  ChannelProbe,
   InboundMessage,
   OutboundMessage,
   SendResult,

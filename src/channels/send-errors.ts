@@ -33,7 +33,9 @@ function codesOf(error: unknown): string[] {
  */
 export function networkFailure(error: unknown, what: string): SendResult {
   const codes = codesOf(error);
-  const detail = `${what}: ${errorMessage(error)}${codes.length ? ` (${codes.join(', ')})` : ''}`;
+  const message = errorMessage(error);
+  const unsaid = codes.filter((code) => !message.includes(code));
+  const detail = `${what}: ${message}${unsaid.length ? ` (${unsaid.join(', ')})` : ''}`;
   if (codes.some((code) => NOT_SENT.has(code))) return { kind: 'retry', error: detail };
   return { kind: 'ambiguous', error: detail };
 }

@@ -158,7 +158,25 @@ export interface ChannelAdapter {
   stop?(): Promise<void>;
   /** Settings this channel is missing or contradicting, each with what to set. */
   problems(): string[];
+  /**
+   * One harmless call with the configured credentials (Telegram getMe, Slack auth.test…) that
+   * proves the platform answers and accepts them. Must not throw; never puts a secret in its text.
+   */
+  probe?(signal: AbortSignal): Promise<ChannelProbe>;
 }
+
+/**
+ * What a probe found. A failure says what is wrong and the fix; `repair` is a safe fix Steward
+ * can apply itself (re-registering its own webhook), run by `steward doctor --fix`.
+ */
+export type ChannelProbe =
+  | { ok: true; detail: string }
+  | {
+      ok: false;
+      problem: string;
+      fix: string;
+      repair?: { what: string; run(signal: AbortSignal): Promise<void> };
+    };
 
 /** The request as the guard hands it to a webhook handler: verified, body read within the limits. */
 export type VerifiedRequest = {

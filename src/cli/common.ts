@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { ConfigStore, loadConfig, type ResolvedConfig } from '../config/index.ts';
@@ -36,6 +36,31 @@ export function configStore(config: ResolvedConfig): ConfigStore {
 
 export function cliLogger(config: ResolvedConfig, level?: string): Logger {
   return createLogger({ level: level ?? config.log_level, secrets: () => config.secrets });
+}
+
+const OWN_BIN = new URL('../../bin/steward.js', import.meta.url).pathname;
+
+/**
+ * How to run Steward from a shell, for messages that tell people what to type: `steward` when
+ * that command on the PATH is this installation (npm link, a global install), else `npx steward`
+ * (what works in the project folder after npm install).
+ */
+export function stewardInvocation(env: NodeJS.ProcessEnv = process.env): string {
+  let own: string;
+  try {
+    own = realpathSync(OWN_BIN);
+  } catch {
+    return 'npx steward';
+  }
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      if (realpathSync(path.join(dir, 'steward')) === own) return 'steward';
+    } catch {
+      // no steward there
+    }
+  }
+  return 'npx steward';
 }
 
 /** One line for the terminal: the error's message, never a stack trace. */

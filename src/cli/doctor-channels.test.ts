@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { loadConfig } from '../config/index.ts';
-import { channelChecks } from './doctor.ts';
+import { channelChecks } from './doctor-channels.ts';
 
 const checksFor = async (env: Record<string, string>) =>
   Object.fromEntries(
@@ -41,7 +41,8 @@ it('shows the mode and the webhook URL to register', async () => {
   });
   expect(webhook['channel telegram']).toMatchObject({
     ok: true,
-    detail: 'on, webhook http://127.0.0.1:8080/webhooks/telegram (register it with the platform)',
+    detail:
+      'on, webhook http://127.0.0.1:8080/webhooks/telegram (Steward registers it with Telegram when it starts)',
   });
   expect(webhook['channel googlechat']).toMatchObject({
     ok: false,

@@ -1,13 +1,6 @@
 import path from 'node:path';
 import { backupAge, listBackups } from '../backup/index.ts';
-import {
-  CHANNEL_NAMES,
-  CHANNEL_SETUP,
-  channelsPublicUrl,
-  createChannelAdapters,
-  WEBHOOK_PATHS,
-} from '../channels/index.ts';
-import { ENV_VARS, type ResolvedConfig } from '../config/index.ts';
+import { ENV_VARS, pendingRestartCheck, type ResolvedConfig } from '../config/index.ts';
 import {
   listMigrations,
   openDatabase,
@@ -17,15 +10,15 @@ import {
 } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { displayPath, QUARANTINE_DIR, quarantinedOperations } from '../files/index.ts';
-import { webChecks } from '../integrations/index.ts';
-import { redactString, silentLogger } from '../logging/index.ts';
-import { otlpSettings } from '../tracing/index.ts';
+import { providerChecks, webChecks } from '../integrations/index.ts';
+import { redactString } from '../logging/index.ts';
+import { otlpSettings } from '../observability/index.ts';
 import { systemTimezone } from '../users/index.ts';
 import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR } from './common.ts';
-
-/** `note`: works, with something worth knowing (never a failure: doctor exits 0 on notes). */
-type Check = { name: string; ok: boolean; note?: boolean; detail: string; fix?: string };
+import { channelChecks } from './doctor-channels.ts';
+import type { Check } from './doctor-check.ts';
+import { applySafeFixes } from './doctor-fix.ts';
 
 const SECRET_KEYS = new Set([
   'secret_key',
@@ -162,7 +155,7 @@ function vectorCheck(hasVector: boolean, config: ResolvedConfig): Check {
 }
 
 /** A real one-token chat completion with the orchestrator's model: the call every turn makes. */
-async function llmCheck(config: ResolvedConfig): Promise<Check> {
+export async function llmCheck(config: ResolvedConfig): Promise<Check> {
   const { endpoint } = config;
   if (endpoint.provider === 'none' || !endpoint.baseUrl) {
     return {
@@ -233,34 +226,6 @@ async function llmCheck(config: ResolvedConfig): Promise<Check> {
   }
 }
 
-/** One check per channel: off (with what to set), or on with its mode and webhook URL, and every problem. */
-export async function channelChecks(config: ResolvedConfig): Promise<Check[]> {
-  const { adapters, problems } = await createChannelAdapters(config, silentLogger());
-  const publicUrl = channelsPublicUrl(config);
-  return CHANNEL_NAMES.map((channel) => {
-    const adapter = adapters.find((candidate) => candidate.name === channel);
-    const found = problems[channel] ?? [];
-    const name = `channel ${channel}`;
-    if (!adapter) {
-      return found.length
-        ? { name, ok: false, detail: `off: ${found.join('; ')}`, fix: CHANNEL_SETUP[channel] }
-        : { name, ok: true, detail: `off (to use it, ${CHANNEL_SETUP[channel]})` };
-    }
-    const mode = adapter.mode ?? 'webhook';
-    const where =
-      mode === 'polling'
-        ? 'long polling'
-        : mode === 'socket'
-          ? 'a connection Steward keeps open (no public URL needed)'
-          : publicUrl
-            ? `webhook ${publicUrl}${WEBHOOK_PATHS[channel]} (register it with the platform)`
-            : 'webhook; set STEWARD_PUBLIC_URL to see the URL to register';
-    return found.length
-      ? { name, ok: false, detail: `on, ${where}: ${found.join('; ')}`, fix: 'set what the problem names' }
-      : { name, ok: true, detail: `on, ${where}` };
-  });
-}
-
 /** OTLP export: off, on (where to), or misconfigured (tracing stays off; Steward still runs). */
 function tracingCheck(config: ResolvedConfig): Check {
   const { settings, problem } = otlpSettings(config.tracing);
@@ -308,25 +273,50 @@ async function filesCheck(config: ResolvedConfig): Promise<Check> {
   };
 }
 
-/** `steward doctor`: where each setting came from, and whether each dependency answers. */
-export async function doctorCommand(config: ResolvedConfig): Promise<void> {
+/** The environment variables that are set and that Steward reads (names only, never values). */
+function setVariables(env: NodeJS.ProcessEnv): string {
+  const names = ENV_VARS.map((variable) => variable.name).filter((name) => env[name]);
+  return names.length ? names.join(', ') : '(none)';
+}
+
+/**
+ * `steward doctor [--fix]`: where each setting came from, and whether each dependency answers
+ * (every enabled channel and the owner's configured providers get one harmless call). `--fix`
+ * first applies the safe fixes (file modes, missing folders, Steward's own webhook registration).
+ */
+export async function doctorCommand(config: ResolvedConfig, options: { fix?: boolean } = {}): Promise<void> {
   const out: string[] = ['Settings:', ...settingLines(config)];
   out.push(`  config file: ${config.configPath ?? '(none; steward.yaml is optional)'}`);
-  out.push(`  environment variables read: ${ENV_VARS.map((variable) => variable.name).join(', ')}`);
-  const checks = [...(await databaseChecks(config)), await llmCheck(config)];
-  checks.push(...(await channelChecks(config)));
+  out.push(`  environment variables set: ${setVariables(process.env)}`);
+  const fixed = options.fix ? applySafeFixes(config) : [];
+  const checks: Check[] = [...(await databaseChecks(config)), await llmCheck(config)];
+  checks.push(...(await channelChecks(config, { probe: true, fix: options.fix })));
+  checks.push(...(await providerChecks(config)));
   checks.push(tracingCheck(config));
   checks.push(await filesCheck(config));
   checks.push(...(await voiceChecks(config)));
   checks.push(...(await webChecks(config)));
   checks.push(await backupCheck(config));
+  const restart = pendingRestartCheck(config.dataDir);
+  if (restart) checks.push(restart);
+  if (options.fix) {
+    out.push('', 'Fixed:');
+    out.push(...(fixed.length ? fixed.map((line) => `  ${line}`) : ['  nothing needed a safe fix']));
+  }
   out.push('', 'Checks:');
   for (const check of checks) {
     out.push(`  ${check.ok ? (check.note ? 'note' : 'ok  ') : 'FAIL'} ${check.name}: ${check.detail}`);
     if ((!check.ok || check.note) && check.fix) out.push(`       ${check.ok ? 'hint' : 'fix'}: ${check.fix}`);
   }
-  const failed = checks.filter((check) => !check.ok).length;
-  out.push('', failed ? `${failed} check(s) failed: see each fix above.` : 'Every check passed.');
+  const failed = checks.filter((check) => !check.ok);
+  out.push(
+    '',
+    failed.length
+      ? `${failed.length} check(s) failed: ${failed.map((check) => check.name).join(', ')}; see each fix above.`
+      : 'Every check passed.',
+  );
+  if (!options.fix && failed.some((check) => check.fixable))
+    out.push('steward doctor --fix applies the fixes marked safe.');
   process.stdout.write(`${out.join('\n')}\n`);
-  if (failed) throw new CliExit(EXIT_ERROR);
+  if (failed.length) throw new CliExit(EXIT_ERROR);
 }

@@ -6,6 +6,8 @@ import { CliExit, describeFailure, EXIT_ERROR, EXIT_USAGE, loadConfigOrExit } fr
 import type { ConnectOptions } from './connect.ts';
 import type { LogsOptions } from './logs.ts';
 import type { MemoryImportOptions } from './memory.ts';
+import type { OnboardOptions } from './onboard.ts';
+import { flagOf, ONBOARD_CHANNELS } from './onboard-questions.ts';
 import type { SchedulesOptions } from './schedules.ts';
 import type { SkillsHistoryOptions, SkillsRollbackOptions } from './skills.ts';
 import type { SkillsImportOptions } from './skills-import.ts';
@@ -17,6 +19,7 @@ import type { UsageOptions } from './usage.ts';
  */
 
 const DEFAULT_USER = 'local';
+const SERVICE_CHOICES = ['systemd', 'launchd', 'none'];
 
 /** `steward run tasks.search --query x` split the command into words: show it quoted. */
 function quoteHint(words: string[]): string {
@@ -32,13 +35,39 @@ const program = new Command()
       .version,
     '-V, --version',
   )
-  .showHelpAfterError()
   .exitOverride();
 
 program
   .command('start')
   .description('serve the HTTP API on the configured database (embedded by default)')
   .action(async () => (await import('./start.ts')).startCommand(loadConfigOrExit()));
+
+const onboard = program
+  .command('onboard')
+  .description(
+    'guided set-up: LLM, owner token, chat channels, service; writes .env (mode 600) and steward.yaml',
+  )
+  .option('--non-interactive', 'ask nothing: every answer from its flag (or its default)')
+  .option('--llm-base-url <url>', 'OpenAI-compatible endpoint (default https://openrouter.ai/api/v1)')
+  .option('--llm-api-key <key>', 'its API key (none for a local server)')
+  .option('--llm-model <model>', 'the model every chat role uses')
+  .option('--owner-token <token>', 'STEWARD_API_TOKEN (default: keep the one in .env, else a random one)')
+  .option('--public-url <url>', 'the https URL platforms send webhooks to (turns Telegram to webhook mode)')
+  .addOption(
+    new Option('--telegram-mode <mode>', 'how Telegram messages arrive').choices(['webhook', 'polling']),
+  )
+  .option(
+    '--telegram-webhook-secret <secret>',
+    'the secret Telegram sends with each update (default: a random one)',
+  )
+  .addOption(
+    new Option('--service <kind>', 'install a service that runs steward start').choices(SERVICE_CHOICES),
+  );
+for (const setup of ONBOARD_CHANNELS) {
+  for (const field of setup.fields)
+    onboard.option(`${flagOf(field.env)} <value>`, `${setup.label}: ${field.env}`);
+}
+onboard.action(async (options: OnboardOptions) => (await import('./onboard.ts')).onboardCommand(options));
 
 program
   .command('migrate')
@@ -47,8 +76,14 @@ program
 
 program
   .command('doctor')
-  .description('check the configuration, database and LLM endpoint, with fixes')
-  .action(async () => (await import('./doctor.ts')).doctorCommand(loadConfigOrExit()));
+  .description('check the configuration, database, LLM, every enabled channel and provider, with fixes')
+  .option(
+    '--fix',
+    'apply the safe fixes first: file modes, missing folders, Steward’s own webhook registration',
+  )
+  .action(async (options: { fix?: boolean }) =>
+    (await import('./doctor.ts')).doctorCommand(loadConfigOrExit(), options),
+  );
 
 program
   .command('run')
@@ -363,6 +398,14 @@ skills
   .action(async (source: string, options: SkillsImportOptions) =>
     (await import('./skills-import.ts')).skillsImport(loadConfigOrExit(), source, options),
   );
+
+/** After a usage error: one line pointing at `--help` for that command, not the whole help. */
+function pointAtHelp(command: Command, words: string[]): void {
+  const name = [...words, command.name()].join(' ');
+  command.showHelpAfterError(`Run '${name} --help' for usage.`);
+  for (const sub of command.commands) pointAtHelp(sub, [...words, command.name()]);
+}
+pointAtHelp(program, []);
 
 try {
   await program.parseAsync(process.argv);

@@ -25,7 +25,14 @@ import {
 } from '../server/index.ts';
 import { learnedSkillsFor, skillApiRoutes } from '../skills/index.ts';
 import { ensureUser } from '../users/index.ts';
-import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
+import {
+  createLoginCode,
+  dashboardApiRoutes,
+  dashboardBase,
+  loginLink,
+  notFoundPage,
+  webRoutes,
+} from '../web/index.ts';
 import { scheduleApiRoutes } from '../workflows/index.ts';
 
 /**
@@ -130,6 +137,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
       webRoutes({
         database,
         engine: runtime.engine,
+        llm: runtime.llm,
         turnEvents: runtime.turnEvents,
         config: () => config.get(),
         skills: () => runtime.skills.snapshot(),
@@ -140,11 +148,15 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
           pending: () => pendingPairings(database, runtime.channels.now()),
         },
         schedules: runtime.workflows,
+        executor: runtime.executor,
+        reloadSkills: () => runtime.workflows.sync(runtime.skills.load()),
+        ...(logs.file ? { logFile: logFilePath(initial.dataDir) } : {}),
         ...(learned ? { learned } : {}),
         rateLimit,
       }),
     ],
     mcp,
+    notFoundPage: notFoundPage(database),
   });
   let server: Awaited<ReturnType<typeof listen>>;
   try {

@@ -22,7 +22,13 @@ export async function connectAccount<P extends Provider>(
   signal?: AbortSignal,
 ): Promise<ConnectResult> {
   try {
-    const account = await verify(provider, credentials as CredentialsOf[Provider], settings, userId, signal);
+    const account = await verifyAccount(
+      provider,
+      credentials as CredentialsOf[Provider],
+      settings,
+      userId,
+      signal,
+    );
     await integrations.credentials.save(userId, provider, account, credentials);
     return { ok: true, account };
   } catch (error) {
@@ -31,7 +37,11 @@ export async function connectAccount<P extends Provider>(
   }
 }
 
-async function verify(
+/**
+ * Proves the credentials with one harmless call (a mailbox search and an SMTP login, a contact
+ * search, a calendar read, a Gmail profile) and returns the account's name. Throws ProviderError.
+ */
+export async function verifyAccount(
   provider: Provider,
   credentials: CredentialsOf[Provider],
   settings: { apiUrl?: string; hubspotBaseUrl?: string },

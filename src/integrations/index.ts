@@ -11,13 +11,6 @@ export { freeSlots } from './calendar/free-slots.ts';
 export { calendarFeed, calendarFeedToken } from './calendar/ics-feed.ts';
 export { LocalCalendar } from './calendar/local-calendar.ts';
 export { normalizeRrule } from './calendar/recurrence.ts';
-export {
-  localDay,
-  localDayLabel,
-  localTime,
-  parseDateTime,
-  startOfLocalDay,
-} from './calendar/zoned-time.ts';
 export { CredentialStore, CredentialsUnreadableError } from './credentials/credential-store.ts';
 export { type ConnectedAccount, PROVIDERS, type Provider } from './credentials/credential-types.ts';
 export { credentialSecrets } from './credentials/known-secrets.ts';
@@ -68,6 +61,7 @@ export function unavailableDomains(integrations: Integrations, userId: string) {
   return integrations.unavailableDomains(userId);
 }
 export { type ConnectResult, connectAccount } from './connect-account.ts';
+export { providerChecks } from './doctor-check.ts';
 export { serviceAccountCredentials } from './google/google-auth.ts';
 export { runGoogleOAuthFlow } from './google/oauth-flow.ts';
 export { webChecks } from './web/doctor-check.ts';

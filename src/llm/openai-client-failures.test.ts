@@ -137,6 +137,8 @@ describe('failure classes', () => {
     await gone.close();
     const error = await failure(noFallbacks({ baseUrl: url }).chat(hello));
     expect(error.errorClass).toBe('provider_down');
+    // The cause, not a bare "fetch failed": this text reaches replies, doctor and the log.
+    expect(error.message).toContain(`ECONNREFUSED ${new URL(url).host}`);
   });
 
   it('never puts the API key in an error message, even when the provider echoes it', async () => {

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { errorMessage } from '../errors.ts';
 import { humanLines } from './human-lines.ts';
 import { currentLogFields } from './log-context.ts';
 import { RotatingFile, type RotatingFileOptions } from './rotating-file.ts';
@@ -19,7 +20,7 @@ export function redact(value: unknown, secrets: readonly string[], depth = 0): u
   if (value instanceof Error) {
     const out: Record<string, unknown> = {
       type: value.name,
-      message: redactString(value.message, secrets),
+      message: redactString(errorMessage(value), secrets),
       stack: value.stack ? redactString(value.stack, secrets) : undefined,
     };
     const code = (value as { code?: unknown }).code;

@@ -6,11 +6,11 @@ import { errorMessage } from '../errors.ts';
 import type { JobFailure } from '../jobs/index.ts';
 import type { FallbackListener, LlmCallRecord, UsageRecorder } from '../llm/index.ts';
 import { enterLogContext, type Logger } from '../logging/index.ts';
-import type { StewardMetrics, WebhookResult } from '../metrics/index.ts';
-import { type AlertRouter, type Alerts, createAlerts, type DestinationSeams } from '../notify/index.ts';
 import type { BreakerChange, SentinelDecisionEvent } from '../skills/index.ts';
-import { SpendGuard } from '../spend/index.ts';
-import { loadTracing, otlpSettings, type Tracing, type TurnSpans } from '../tracing/index.ts';
+import { type AlertRouter, type Alerts, createAlerts, type DestinationSeams } from './create-alerts.ts';
+import { loadTracing, otlpSettings, type Tracing, type TurnSpans } from './load-tracing.ts';
+import { SpendGuard } from './spend-guard.ts';
+import type { StewardMetrics, WebhookResult } from './steward-metrics.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -61,7 +61,7 @@ export class Observability {
     if (problem) options.logger.warn(`tracing is off: ${problem}`);
     const traced = settings ? await loadTracing(settings, VERSION) : null;
     const metrics =
-      options.metrics === false ? null : new (await import('../metrics/index.ts')).StewardMetrics();
+      options.metrics === false ? null : new (await import('./steward-metrics.ts')).StewardMetrics();
     return new Observability(options, { metrics, traced, tracingProblem: problem });
   }
 

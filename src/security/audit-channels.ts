@@ -93,7 +93,10 @@ export function channelFindings(config: ResolvedConfig): Finding[] {
         id: 'channel-without-webhook-secret',
         severity: rule.severity,
         message: `${rule.label} is configured without ${rule.secret}: ${rule.consequence}.`,
-        fix: `Set ${rule.secret} (or ${key}) to the value from the ${rule.label} app settings${rule.channel === 'telegram' ? ' (any 16+ random characters: openssl rand -hex 16)' : ''}.`,
+        fix:
+          rule.channel === 'telegram'
+            ? `Choose a secret yourself and set ${rule.secret} (or ${key}) to it: 16 or more random characters (openssl rand -hex 16). Telegram has no such setting to copy; Steward hands the secret to Telegram when it registers the webhook, and Telegram sends it back with every update.`
+            : `Set ${rule.secret} (or ${key}) to the value from the ${rule.label} app settings.`,
       });
     } else if (rule.channel === 'telegram' && secret.length < 16) {
       findings.push({

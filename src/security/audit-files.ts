@@ -1,5 +1,6 @@
-import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { ENV_VARS, isSecretName, type ResolvedConfig } from '../config/index.ts';
 import type { Finding } from './finding.ts';
@@ -27,6 +28,7 @@ export function fileFindings(config: ResolvedConfig): Finding[] {
       severity: 'high',
       message: `The data dir ${config.dataDir} is open to other users (mode ${mode(dirMode)}): it holds the database, conversations and credentials.`,
       fix: `chmod 700 ${config.dataDir}`,
+      repair: { what: `chmod 700 ${config.dataDir}`, apply: () => chmodSync(config.dataDir, 0o700) },
     });
   }
   for (const file of keyFiles(config.dataDir)) {
@@ -37,8 +39,48 @@ export function fileFindings(config: ResolvedConfig): Finding[] {
         severity: 'high',
         message: `The key file ${file} is readable by other users (mode ${mode(stats.mode)}).`,
         fix: `chmod 600 ${file}`,
+        repair: { what: `chmod 600 ${file}`, apply: () => chmodSync(file, 0o600) },
       });
     }
+  }
+  return findings;
+}
+
+/**
+ * The `.env` file Steward reads from the working directory: it usually holds the owner token and
+ * the bot tokens, so it must be private (0600) and belong to the user Steward runs as.
+ */
+export function envFileFindings(cwd: string): Finding[] {
+  const file = path.join(cwd, '.env');
+  let stats: ReturnType<typeof statSync>;
+  let text: string;
+  try {
+    stats = statSync(file);
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const findings: Finding[] = [];
+  const secrets = Object.entries(parseEnv(text))
+    .filter(([name, value]) => value && isSecretName(name))
+    .map(([name]) => name);
+  if (stats.mode & 0o077) {
+    findings.push({
+      id: 'env-file-permissions',
+      severity: secrets.length ? 'high' : 'low',
+      message: `${file} is readable by other users (mode ${mode(stats.mode)})${secrets.length ? ` and holds ${secrets.join(', ')}` : ''}.`,
+      fix: `chmod 600 ${file}`,
+      repair: { what: `chmod 600 ${file}`, apply: () => chmodSync(file, 0o600) },
+    });
+  }
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid) {
+    findings.push({
+      id: 'env-file-owner',
+      severity: 'medium',
+      message: `${file} belongs to uid ${stats.uid}, not to the user Steward runs as (uid ${uid}): that account can change Steward's settings and read its tokens.`,
+      fix: `sudo chown ${uid} ${file}`,
+    });
   }
   return findings;
 }

@@ -23,7 +23,7 @@ function home(yaml?: string) {
 
 function audit(dir: string, env: Record<string, string> = {}): Finding[] {
   const config = loadConfig({ env, cwd: dir });
-  return auditConfiguration(config, { installDir: dir });
+  return auditConfiguration(config, { installDir: dir, cwd: dir });
 }
 
 const ids = (findings: Finding[]) => findings.map((finding) => `${finding.severity} ${finding.id}`);

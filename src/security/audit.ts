@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ResolvedConfig } from '../config/index.ts';
 import { channelFindings } from './audit-channels.ts';
-import { configFileFindings, fileFindings } from './audit-files.ts';
+import { configFileFindings, envFileFindings, fileFindings } from './audit-files.ts';
 import { settingsFindings } from './audit-settings.ts';
 import { type AdvisoryList, dependencyFindings } from './dependency-advisories.ts';
 import { type Finding, severityRank } from './finding.ts';
@@ -12,6 +12,8 @@ export type AuditOptions = {
   /** Where Steward is installed: its package-lock.json / node_modules are checked. */
   installDir?: string;
   advisories?: AdvisoryList;
+  /** Where `.env` is read from (default: the working directory). */
+  cwd?: string;
 };
 
 /**
@@ -25,6 +27,7 @@ export function auditConfiguration(config: ResolvedConfig, options: AuditOptions
     ...channelFindings(config),
     ...fileFindings(config),
     ...configFileFindings(config),
+    ...envFileFindings(options.cwd ?? process.cwd()),
     ...dependencyFindings(options.installDir ?? INSTALL_DIR, options.advisories),
   ];
   const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

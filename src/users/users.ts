@@ -11,15 +11,6 @@ export function systemTimezone(): string {
   return machineZone;
 }
 
-export function isValidTimezone(timezone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // `/` is allowed for channel users such as `googlechat:users/123`, `+` for `signal:+4915…`.
 const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@/+-]{0,127}$/;
 

@@ -6,11 +6,13 @@ import { receiptsJson, type TurnEngine, type TurnEvent, type TurnOutcome } from 
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
+import type { LlmClient } from '../llm/index.ts';
 import { createConversation, getConversation } from '../memory/index.ts';
 import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { OWNER_USER } from '../server/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';
 import { ensureUser, userOfApiToken } from '../users/index.ts';
+import { housekeepingKind, housekeepingResponse } from './openai-housekeeping.ts';
 
 /*
  * An OpenAI-compatible face: `GET /v1/models` and `POST /v1/chat/completions`, so any OpenAI
@@ -159,6 +161,8 @@ function refusal(error: unknown): { status: 400 | 503; message: string; code: st
 
 export function openAiRoutes(deps: {
   engine: TurnEngine;
+  /** Answers clients' housekeeping requests (titles, tags…) without a turn. */
+  llm: LlmClient;
   database: Database;
   config: () => ResolvedConfig;
   /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
@@ -237,6 +241,10 @@ export function openAiRoutes(deps: {
       if (!(error instanceof RateLimitedError)) throw error;
       c.header('Retry-After', String(error.retryAfterSeconds));
       return openAiError(c, 429, error.message, 'rate_limit_exceeded', { type: 'requests' });
+    }
+    if (housekeepingKind(body.messages)) {
+      const request = { userId, messages: body.messages as [], stream, includeUsage };
+      return housekeepingResponse(c, { llm: deps.llm, model: OPENAI_MODEL, created: created() }, request);
     }
     await ensureUser(deps.database, userId);
     const conversationId = await conversationFor(deps.database, userId, clientKey);

@@ -1,22 +1,25 @@
-import type { DeliveryReceipt } from '../channels/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import {
   type CronSchedule,
-  formatInZone,
   nextFireTime,
   parseCron,
   type SkillDefinition,
   type SkillSnapshot,
 } from '../skills/index.ts';
+import { formatInZone } from '../time/index.ts';
 import { ensureUser } from '../users/index.ts';
+import type { DeliveryReceipt } from './delivery-receipt.ts';
 import {
   claimRun,
   latestRuns,
+  pausedSchedules,
   type RunStatus,
   type RunTrigger,
   registerSchedule,
   removeSchedules,
+  runsOf,
+  setSchedulePaused,
   type WorkflowRun,
 } from './run-store.ts';
 import { type ReminderSettings, sendTaskReminders } from './task-reminders.ts';
@@ -61,7 +64,12 @@ export type ScheduleView = {
   last_status: RunStatus | null;
   /** Where the last run's output went and whether it arrived; null when nothing was delivered. */
   delivery: DeliveryReceipt | null;
+  /** Paused on the dashboard: its times pass without a run (`next_run` is then null). */
+  paused: boolean;
 };
+
+/** One past run with where its output went (the output is its turn's reply). */
+export type RunWithDelivery = { run: WorkflowRun; delivery: DeliveryReceipt | null };
 
 export type SchedulerDeps = Omit<RunnerDeps, 'now'> & {
   jobs: JobQueue;
@@ -275,6 +283,13 @@ export class WorkflowScheduler {
           }
         }
         if (due.length === 0) continue;
+        // Paused (on any instance): its times pass unrun and unrecorded, as if it had none.
+        if (
+          (await pausedSchedules(this.#deps.database, schedule.userId)).has(
+            keyOf(schedule.userId, schedule.skill.name),
+          )
+        )
+          continue;
         const whileDown = due.filter((time) => time < this.#startedAt - STARTUP_GRACE_MS);
         const onTime = due.filter((time) => time >= this.#startedAt - STARTUP_GRACE_MS);
         const lost: number[] = [];
@@ -381,13 +396,18 @@ export class WorkflowScheduler {
     const declared = (await this.declared(this.#deps.skills())).filter(
       (schedule) => userId === undefined || schedule.userId === userId,
     );
-    const runs = await latestRuns(this.#deps.database, userId);
+    const [runs, paused] = await Promise.all([
+      latestRuns(this.#deps.database, userId),
+      pausedSchedules(this.#deps.database, userId),
+    ]);
     const latest = new Map(runs.map((run) => [keyOf(run.userId, run.skill), run]));
     const receipts = await this.#receipts(runs);
     return declared
       .map((schedule) => {
-        const last = latest.get(keyOf(schedule.userId, schedule.skill.name));
-        const next = nextFireTime(schedule.cron, schedule.timezone, now);
+        const key = keyOf(schedule.userId, schedule.skill.name);
+        const last = latest.get(key);
+        const isPaused = paused.has(key);
+        const next = isPaused ? null : nextFireTime(schedule.cron, schedule.timezone, now);
         return {
           name: schedule.skill.action,
           skill: schedule.skill.name,
@@ -400,9 +420,45 @@ export class WorkflowScheduler {
           last_run: last ? formatInZone(last.startedAt ?? last.scheduledFor, schedule.timezone) : null,
           last_status: last?.status ?? null,
           delivery: (last?.deliveryId && receipts.get(last.deliveryId)) || null,
+          paused: isPaused,
         };
       })
       .sort((a, b) => (a.user === b.user ? (a.skill < b.skill ? -1 : 1) : a.user < b.user ? -1 : 1));
+  }
+
+  /**
+   * Pauses or resumes one user's schedule (by name or full skill name). Resolves with a message
+   * saying why not when that user has no such schedule.
+   */
+  async setPaused(
+    name: string,
+    userId: string,
+    paused: boolean,
+  ): Promise<{ skill: string } | { problem: string }> {
+    const schedule = (await this.declared(this.#deps.skills())).find(
+      (entry) => entry.userId === userId && (entry.skill.name === name || entry.skill.action === name),
+    );
+    if (!schedule) return { problem: `No schedule "${name}" for user ${userId}.` };
+    const key = { userId, skill: schedule.skill.name };
+    let done = await setSchedulePaused(this.#deps.database, key, paused ? this.#now() : null);
+    if (!done) {
+      // Declared but not registered yet (its file was just written): register it, then pause.
+      await this.sync(this.#deps.skills());
+      done = await setSchedulePaused(this.#deps.database, key, paused ? this.#now() : null);
+    }
+    if (!done) return { problem: `${schedule.skill.name} is not active: is the scheduler running?` };
+    this.#deps.logger.info(
+      { skill: schedule.skill.name, userId },
+      paused ? 'schedule paused' : 'schedule resumed',
+    );
+    return { skill: schedule.skill.name };
+  }
+
+  /** One user's latest runs of a workflow, newest first, each with its delivery receipt. */
+  async runs(skill: string, userId: string, limit = 10): Promise<RunWithDelivery[]> {
+    const runs = await runsOf(this.#deps.database, { userId, skill }, limit);
+    const receipts = await this.#receipts(runs);
+    return runs.map((run) => ({ run, delivery: (run.deliveryId && receipts.get(run.deliveryId)) || null }));
   }
 
   /** The receipt of the run's delivery, or null (nothing delivered, or no receipts here). */

@@ -2,7 +2,8 @@ import type { TurnInput, TurnOutcome } from '../agents/index.ts';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import { checkSkillMentions, formatInZone, type SkillSnapshot, skillsVisibleTo } from '../skills/index.ts';
+import { checkSkillMentions, type SkillSnapshot, skillsVisibleTo } from '../skills/index.ts';
+import { formatInZone } from '../time/index.ts';
 import { claimRun, finishRun, type RunTrigger, runAt, type WorkflowRun } from './run-store.ts';
 
 /** channels' deliver(): `source` says what is delivered; its answer's `deliveryId` names the receipt. */

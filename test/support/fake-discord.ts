@@ -167,6 +167,9 @@ export async function startFakeDiscord(options: { heartbeatIntervalMs?: number }
     if (request.headers.authorization !== `Bot ${FAKE_DISCORD_TOKEN}`) {
       return { status: 401, json: { message: '401: Unauthorized', code: 0 } };
     }
+    if (request.path === '/api/v10/users/@me' && request.method === 'GET') {
+      return { status: 200, json: { id: FAKE_DISCORD_BOT_ID, username: 'steward', bot: true } };
+    }
     const messages = /^\/api\/v10\/channels\/(\d+)\/messages$/.exec(request.path);
     const typingMatch = /^\/api\/v10\/channels\/(\d+)\/typing$/.exec(request.path);
     const route =

@@ -51,6 +51,16 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       downloads.push(download[1]!);
       return { status: 200, bytes: found.bytes, headers: { 'content-type': found.mimeType } };
     }
+    if (request.path === `/v21.0/${FAKE_PHONE_NUMBER_ID}` && request.method === 'GET') {
+      return {
+        status: 200,
+        json: {
+          display_phone_number: '+1 555-0100',
+          verified_name: 'Steward Test',
+          id: FAKE_PHONE_NUMBER_ID,
+        },
+      };
+    }
     const mediaInfo = /^\/v21\.0\/(\d+)$/.exec(request.path);
     if (mediaInfo && request.method === 'GET') {
       const found = media.get(mediaInfo[1]!);

@@ -197,6 +197,8 @@ export async function startFakeMatrix(): Promise<FakeMatrix> {
       return { status: 401, json: { errcode: 'M_UNKNOWN_TOKEN', error: 'Invalid access token passed.' } };
     }
     const path = request.path.startsWith(PREFIX) ? request.path.slice(PREFIX.length) : request.path;
+    if (path === '/account/whoami')
+      return { status: 200, json: { user_id: FAKE_MATRIX_BOT, device_id: 'FAKE' } };
     const parts = path.split('/').map((part) => decodeURIComponent(part));
     const route: Route | null =
       path === '/sync'

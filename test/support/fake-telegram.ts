@@ -92,6 +92,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const downloads: string[] = [];
   const files = new Map<string, { path: string; bytes: Uint8Array }>();
   let nextFile = 1;
+  /** The URL Telegram would send updates to (setWebhook sets it, deleteWebhook clears it). */
+  let registered = '';
   let nextMessageId = 500;
   const ok = (result: unknown): FakeReply => ({ status: 200, json: { ok: true, result } });
   const error = (status: number, description: string, parameters?: object): FakeReply => ({
@@ -120,9 +122,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
         return ok({ id: FAKE_BOT.id, is_bot: true, first_name: 'Steward', username: FAKE_BOT.username });
       case 'setWebhook':
         webhooks.push({ url: String(body.url), secret_token: body.secret_token as string | undefined });
+        registered = String(body.url);
         return ok(true);
       case 'deleteWebhook':
+        registered = '';
         return ok(true);
+      case 'getWebhookInfo':
+        return ok({ url: registered, has_custom_certificate: false, pending_update_count: 0 });
       case 'getFile': {
         const fileId = String(body.file_id ?? '');
         const file = files.get(fileId);

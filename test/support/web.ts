@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/logging/logger.ts';
 import { InboundRateLimiter } from '../../src/security/index.ts';
 import { createServerApp } from '../../src/server/index.ts';
 import { learnedSkillsFor } from '../../src/skills/index.ts';
-import { webRoutes } from '../../src/web/index.ts';
+import { notFoundPage, webRoutes } from '../../src/web/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
 import { startTestSteward, type TestSteward } from './steward.ts';
@@ -24,7 +24,7 @@ export type WebSteward = TestSteward & {
 export async function startWebSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: { extraYaml?: string } = {},
+  options: { extraYaml?: string; logFile?: string } = {},
 ): Promise<WebSteward> {
   const steward = await startTestSteward(backend, fake, {
     extraYaml: `api_token: "${OWNER_TOKEN}"\n${options.extraYaml ?? ''}`,
@@ -38,6 +38,7 @@ export async function startWebSteward(
       webRoutes({
         database: runtime.database,
         engine: runtime.engine,
+        llm: runtime.llm,
         turnEvents: runtime.turnEvents,
         config: () => runtime.config.get(),
         skills: () => runtime.skills.snapshot(),
@@ -48,10 +49,14 @@ export async function startWebSteward(
           pending: () => pendingPairings(runtime.database, runtime.channels.now()),
         },
         schedules: runtime.workflows,
+        executor: runtime.executor,
+        reloadSkills: () => runtime.workflows.sync(runtime.skills.load()),
+        ...(options.logFile ? { logFile: options.logFile } : {}),
         learned: learnedSkillsFor(runtime.services) ?? undefined,
         rateLimit: new InboundRateLimiter(runtime.database, () => runtime.config.get().limits),
       }),
     ],
+    notFoundPage: notFoundPage(runtime.database),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const made = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(made));

@@ -4,9 +4,11 @@ import type { ChannelsConfig } from '../../config/index.ts';
 import { errorMessage, StewardError } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
+import { unreachable } from '../probe.ts';
 import { httpFailure, networkFailure, retryAfterSeconds } from '../send-errors.ts';
 import type {
   ChannelAdapter,
+  ChannelProbe,
   GatewayPort,
   InboundMessage,
   OutboundMessage,
@@ -86,6 +88,44 @@ export class GoogleChatAdapter implements ChannelAdapter {
   /** How long a request waits for its reply before answering "working on it". */
   setSyncReplyMs(ms: number): void {
     this.#syncReplyMs = ms;
+  }
+
+  /**
+   * With a service account: an access token for it (proves the key and Google's token endpoint).
+   * Without: Google's signing keys, which every incoming event is checked against.
+   */
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    if (this.#tokens) {
+      try {
+        await this.#tokens.token(signal);
+        return { ok: true, detail: 'the service account got an access token for the Chat API' };
+      } catch (error) {
+        if (error instanceof StewardError) {
+          return {
+            ok: false,
+            problem: error.message,
+            fix: 'set GOOGLE_CHAT_SERVICE_ACCOUNT to a JSON key of a service account that may use the Chat API',
+          };
+        }
+        return unreachable("Google's token endpoint", 'the key file’s token_uri', error, 'the key file');
+      }
+    }
+    try {
+      const response = await this.#fetch(this.#options.jwksUrl, { signal });
+      if (response.ok) return { ok: true, detail: "Google's signing keys for incoming events load" };
+      return {
+        ok: false,
+        problem: `${this.#options.jwksUrl} answered HTTP ${response.status}`,
+        fix: 'check GOOGLE_CHAT_JWKS_URL (unset, it is Google’s)',
+      };
+    } catch (error) {
+      return unreachable(
+        "Google's signing keys",
+        this.#options.jwksUrl,
+        error,
+        'GOOGLE_CHAT_JWKS_URL (if set)',
+      );
+    }
   }
 
   problems(): string[] {

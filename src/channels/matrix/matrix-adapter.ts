@@ -4,8 +4,16 @@ import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import type { CursorStore } from '../cursor-store.ts';
 import { plainText } from '../markdown.ts';
+import { unreachable } from '../probe.ts';
 import { httpFailure } from '../send-errors.ts';
-import type { ChannelAdapter, ChatMeta, GatewayPort, OutboundMessage, SendResult } from '../types.ts';
+import type {
+  ChannelAdapter,
+  ChannelProbe,
+  ChatMeta,
+  GatewayPort,
+  OutboundMessage,
+  SendResult,
+} from '../types.ts';
 import { MatrixAnswerError, MatrixClient, MatrixUnreadableAnswer, segment } from './matrix-client.ts';
 import { parseRoomEvent, type SyncResponse } from './matrix-event.ts';
 import { matrixHtml } from './matrix-html.ts';
@@ -96,6 +104,30 @@ export class MatrixAdapter implements ChannelAdapter {
 
   format(markdown: string): string {
     return matrixHtml(markdown);
+  }
+
+  /** `GET /account/whoami`: the access token is valid and belongs to MATRIX_USER_ID. */
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    try {
+      const me = await this.client.request<{ user_id?: unknown }>('GET', '/account/whoami', { signal });
+      if (me.user_id !== this.#bot.userId) {
+        return {
+          ok: false,
+          problem: `the access token belongs to ${String(me.user_id)}, not to MATRIX_USER_ID ${this.#bot.userId}`,
+          fix: 'set MATRIX_USER_ID to the account the token was made for (or make a token for that account)',
+        };
+      }
+      return { ok: true, detail: `${this.#bot.userId} answers whoami` };
+    } catch (error) {
+      if (error instanceof MatrixAnswerError || error instanceof MatrixUnreadableAnswer) {
+        return {
+          ok: false,
+          problem: error.message,
+          fix: 'check MATRIX_ACCESS_TOKEN (Element: Settings → Help & About → Access token) and MATRIX_HOMESERVER_URL',
+        };
+      }
+      return unreachable('the homeserver', this.#options.homeserverUrl, error, 'MATRIX_HOMESERVER_URL');
+    }
   }
 
   async start(gateway: GatewayPort): Promise<void> {

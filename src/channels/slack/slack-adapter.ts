@@ -10,9 +10,11 @@ import { Hono } from 'hono';
 import type { ChannelsConfig } from '../../config/index.ts';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
+import { unreachable } from '../probe.ts';
 import { httpFailure, networkFailure } from '../send-errors.ts';
 import type {
   ChannelAdapter,
+  ChannelProbe,
   GatewayPort,
   InboundMessage,
   OutboundMessage,
@@ -96,6 +98,29 @@ export class SlackAdapter implements ChannelAdapter {
 
   format(markdown: string): string {
     return slackMrkdwn(markdown);
+  }
+
+  /** auth.test: the token is valid, and for which bot and workspace. */
+  async probe(): Promise<ChannelProbe> {
+    try {
+      const auth = await this.client.auth.test();
+      return {
+        ok: true,
+        detail: `the bot ${auth.user ?? auth.user_id} in ${auth.team ?? auth.team_id} answers auth.test`,
+      };
+    } catch (error) {
+      if (
+        error instanceof Error &&
+        (error as Partial<WebAPIPlatformError>).code === 'slack_webapi_platform_error'
+      ) {
+        return {
+          ok: false,
+          problem: `Slack refused auth.test: ${(error as WebAPIPlatformError).data.error}`,
+          fix: 'set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…, on the app’s OAuth & Permissions page)',
+        };
+      }
+      return unreachable('the Slack Web API', this.#options.apiUrl, error, 'SLACK_API_URL (if set)');
+    }
   }
 
   async start(): Promise<void> {

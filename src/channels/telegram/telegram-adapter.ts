@@ -5,9 +5,11 @@ import type { ChannelsConfig } from '../../config/index.ts';
 import { errorMessage, StewardError } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import { plainText } from '../markdown.ts';
+import { unreachable } from '../probe.ts';
 import { httpFailure, networkFailure } from '../send-errors.ts';
 import type {
   ChannelAdapter,
+  ChannelProbe,
   ChatMeta,
   GatewayPort,
   InboundMedia,
@@ -161,16 +163,58 @@ export class TelegramAdapter implements ChannelAdapter {
     return app;
   }
 
+  /** Tells Telegram where to send updates, with the secret it must send back. */
+  async registerWebhook(signal: AbortSignal): Promise<void> {
+    await this.api.setWebhook(
+      this.webhookUrl!,
+      { secret_token: this.#options.webhookSecret, allowed_updates: ['message'] },
+      grammySignal(signal),
+    );
+  }
+
+  /** getMe proves the token; in webhook mode getWebhookInfo shows where Telegram sends updates. */
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    const where = this.#options.apiRoot;
+    let username: string;
+    try {
+      username = (await this.api.getMe(grammySignal(signal))).username;
+    } catch (error) {
+      if (error instanceof GrammyError) {
+        return {
+          ok: false,
+          problem: `Telegram refused getMe: ${error.error_code} ${error.description}`,
+          fix: 'set TELEGRAM_BOT_TOKEN to the token @BotFather gave you (/mybots → your bot → API Token)',
+        };
+      }
+      return unreachable('the Telegram Bot API', where, error, 'TELEGRAM_API_ROOT (if set)');
+    }
+    if (this.mode !== 'webhook') return { ok: true, detail: `@${username} answers getMe` };
+    let registered: string;
+    try {
+      registered = (await this.api.getWebhookInfo(grammySignal(signal))).url ?? '';
+    } catch (error) {
+      return unreachable('the Telegram Bot API', where, error, 'TELEGRAM_API_ROOT (if set)');
+    }
+    if (registered !== this.webhookUrl) {
+      return {
+        ok: false,
+        problem: `@${username} answers, but Telegram sends its updates to ${registered || 'no webhook'}, not ${this.webhookUrl}`,
+        fix: 'steward doctor --fix registers the webhook (Steward also registers it each time it starts)',
+        repair: {
+          what: `registered ${this.webhookUrl} with Telegram`,
+          run: (repairSignal) => this.registerWebhook(repairSignal),
+        },
+      };
+    }
+    return { ok: true, detail: `@${username} answers getMe; Telegram sends updates to this webhook` };
+  }
+
   async start(gateway: GatewayPort): Promise<void> {
     const { logger } = this.#options;
     await this.#identity();
     if (this.mode === 'webhook') {
       try {
-        await this.api.setWebhook(
-          this.webhookUrl!,
-          { secret_token: this.#options.webhookSecret, allowed_updates: ['message'] },
-          grammySignal(AbortSignal.timeout(15_000)),
-        );
+        await this.registerWebhook(AbortSignal.timeout(15_000));
         this.webhookError = null;
         logger.info({ channel: 'telegram', url: this.webhookUrl }, 'telegram: webhook registered');
       } catch (error) {

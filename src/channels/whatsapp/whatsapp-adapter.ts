@@ -4,9 +4,11 @@ import type { ChannelsConfig } from '../../config/index.ts';
 import { errorMessage, StewardError } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
+import { unreachable } from '../probe.ts';
 import { httpFailure, networkFailure, retryAfterSeconds } from '../send-errors.ts';
 import type {
   ChannelAdapter,
+  ChannelProbe,
   GatewayPort,
   InboundMedia,
   InboundMessage,
@@ -167,6 +169,38 @@ export class WhatsAppAdapter implements ChannelAdapter {
 
   get #graph(): string {
     return this.#options.graphUrl.replace(/\/+$/, '');
+  }
+
+  /** Looks the phone number up (`GET {graph}/{phone_number_id}`): proves the token and the id. */
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    const { phoneNumberId, accessToken } = this.#options;
+    let response: Response;
+    try {
+      response = await this.#fetch(
+        `${this.#graph}/${encodeURIComponent(phoneNumberId)}?fields=display_phone_number,verified_name`,
+        { headers: { authorization: `Bearer ${accessToken}` }, signal },
+      );
+    } catch (error) {
+      return unreachable('the Graph API', this.#graph, error, 'WHATSAPP_GRAPH_URL (if set)');
+    }
+    const body = (await response.json().catch(() => ({}))) as {
+      display_phone_number?: string;
+      verified_name?: string;
+      error?: { message?: string; code?: number };
+    };
+    if (response.ok) {
+      const number = [body.display_phone_number, body.verified_name && `(${body.verified_name})`];
+      return { ok: true, detail: `the phone number ${number.filter(Boolean).join(' ')} answers` };
+    }
+    const message = (body.error?.message ?? `HTTP ${response.status}`).replaceAll(accessToken, '<token>');
+    const refused = response.status === 401 || body.error?.code === 190;
+    return {
+      ok: false,
+      problem: `the Graph API refused the phone number lookup: ${message}`,
+      fix: refused
+        ? 'set WHATSAPP_ACCESS_TOKEN to a valid token (a System User token does not expire)'
+        : 'check WHATSAPP_PHONE_NUMBER_ID (WhatsApp → API Setup → Phone number ID) and that the token may use it',
+    };
   }
 
   /** `GET {graph}/{media_id}` for the media's URL, then the file from it (both with the token). */

@@ -39,12 +39,9 @@ export async function providerJson<T>(
     if (timeout.aborted)
       return providerFailure(provider, 'unavailable', `no answer within ${http.timeoutMs / 1000} s`);
     const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    return providerFailure(
-      provider,
-      'unavailable',
-      `${typeof code === 'string' ? `${code}: ` : ''}${errorMessage(error)}`,
-      error,
-    );
+    const message = errorMessage(error);
+    const prefix = typeof code === 'string' && !message.includes(code) ? `${code}: ` : '';
+    return providerFailure(provider, 'unavailable', `${prefix}${message}`, error);
   };
   let response: Response;
   let text: string;

@@ -1,32 +1,13 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { forgetMemory, listMemories, setMemoryImportance } from '../../memory/index.ts';
-import { listTasksForDashboard } from '../../tasks/index.ts';
-import { csrfField, formatDate, page, type WebEnv } from '../layout.ts';
+import { csrfField, page, type WebEnv } from '../layout.ts';
 import { formOf, type PageDeps, scope } from './page-deps.ts';
 
-/** The task list, and the memories with their importance and forget forms. */
-export function taskMemoryRoutes(deps: PageDeps): Hono<WebEnv> {
+/** The memories with their importance and forget forms. */
+export function memoryRoutes(deps: PageDeps): Hono<WebEnv> {
   const app = new Hono<WebEnv>();
   const { database } = deps;
-
-  // --- Tasks ---
-  app.get('/tasks', async (c) => {
-    const session = c.get('session');
-    const tasks = await listTasksForDashboard(database, { userId: scope(session), limit: 200 });
-    return page(c, {
-      title: 'Tasks',
-      session,
-      body: tasks.length
-        ? html`<div class="scroll"><table class="list">
-            <thead><tr><th>Title</th>${session.owner ? html`<th>User</th>` : ''}<th>Status</th><th>Priority</th><th>Due</th><th>Updated</th></tr></thead>
-            <tbody>${tasks.map(
-              (task) =>
-                html`<tr data-task-id="${task.id}"><td>${task.title}</td>${session.owner ? html`<td>${task.userId}</td>` : ''}<td><span class="badge">${task.status}</span></td><td>${task.priority}</td><td>${task.dueDate ?? ''}</td><td>${formatDate(task.updatedAt)}</td></tr>`,
-            )}</tbody></table></div>`
-        : html`<p class="empty">No tasks yet. Ask in <a href="/chat">Chat</a>, e.g. “add a task to call the plumber”.</p>`,
-    });
-  });
 
   // --- Memories ---
   app.get('/memories', async (c) => {
