@@ -15,7 +15,13 @@ import type { DeliverySource } from './delivery-store.ts';
 import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
-import { claimPairing, type PairingRequest, pairingCodeFor, settlePairingsOf } from './pairing.ts';
+import {
+  claimPairing,
+  type PairingRequest,
+  pairingCodeFor,
+  pairingOffered,
+  settlePairingsOf,
+} from './pairing.ts';
 import { replyParts, typingIndicator } from './reply-parts.ts';
 import { type ChannelStatus, channelsStatus } from './status.ts';
 import {
@@ -256,7 +262,15 @@ export class Gateway implements GatewayPort {
     }
     const userId = await resolveSender(database, message, this.#deps.config().channels.allow);
     if (!userId) {
+      const once = this.#adapters.get(message.channel)?.capabilities.pairingReplyOnce === true;
+      const toldBefore = once && (await pairingOffered(database, message.channel, message.senderId));
       const { request } = await pairingCodeFor(database, message, this.#now());
+      if (toldBefore) {
+        // Told once already: silence (a code made now waits in `steward pairing list`).
+        logger.info({ channel: message.channel }, 'unknown sender wrote again: not answered');
+        await markInbound(database, message.id, { status: 'pairing', userId: null });
+        return;
+      }
       logger.info({ channel: message.channel, code: request.code }, 'unknown sender: pairing code sent');
       await this.#reply(message, null, pairingText(request), 'pairing', 'pairing');
       return;

@@ -283,6 +283,45 @@ export const channelsSchema = z
       })
       .strict()
       .default({}),
+    signal: z
+      .object({
+        cli_url: httpUrl
+          .optional()
+          .describe(
+            'The signal-cli REST API you run (bbernhard/signal-cli-rest-api), e.g. `http://127.0.0.1:8080`; `user:pass@` in it is sent as Basic auth.',
+          ),
+        number: z
+          .string()
+          .regex(
+            /^\+[1-9]\d{5,14}$/,
+            "must be the bot account's number in international format, e.g. +4915112345678",
+          )
+          .optional()
+          .describe(
+            "The bot account's number in signal-cli, `+4915112345678`; with the URL, turns Signal on.",
+          ),
+      })
+      .strict()
+      .default({}),
+    email: z
+      .enum(['on', 'off'], { error: 'use on or off' })
+      .default('off')
+      .describe(
+        '`on`: mail to EMAIL_FROM from admitted senders becomes turns (the `email` mailbox settings).',
+      ),
+    email_poll_seconds: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(60)
+      .describe('Seconds between inbox checks of the email channel when IMAP IDLE brings no news.'),
+    email_require_authentication: z
+      .enum(['on', 'off'], { error: 'use on or off' })
+      .default('on')
+      .describe(
+        "`on`: mail is taken only when the receiving server's Authentication-Results proves the sender (DMARC, DKIM or SPF pass).",
+      ),
   })
   .strict()
   .describe('Chat channels. A token without its partner is reported at start-up and the channel stays off.');

@@ -31,6 +31,9 @@ export type {
   EmailSummary,
   OutgoingEmail,
 } from './email/email-types.ts';
+export { imapClient, sendSmtp } from './email/mail-connections.ts';
+export { IMAP_SCHEMES, type MailServer, parseMailUrl, SMTP_SCHEMES } from './email/mail-urls.ts';
+export { type ParsedMailWithHeaders, parseMailWithHeaders } from './email/parse-message.ts';
 export { GOOGLE_SCOPES, googleAuthClient } from './google/google-auth.ts';
 export { htmlToReadableText } from './html-text.ts';
 export {
