@@ -46,6 +46,8 @@ export type ErrorCode =
   | 'service_account_token'
   | 'service_account_token_unavailable'
   | 'service_account_unreadable'
+  | 'signal_refused'
+  | 'signal_unreadable_answer'
   | 'skill_name_invalid'
   | 'telegram_unreadable_answer'
   | 'turn_in_progress'
