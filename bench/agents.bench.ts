@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { prefixTokens } from '../src/agents/context-builder.ts';
 import { directTools } from '../src/agents/direct-tools.ts';
 import { orchestratorTools } from '../src/agents/orchestrator-tools.ts';
@@ -232,6 +234,9 @@ function baselineAgentsBench(): Before {
     try {
       markdown = execFileSync(baseline.node, ['bench/run.ts', 'agents'], {
         cwd: baseline.root,
+        // The baseline's bench would check out and install its own baseline: with no git
+        // repository to find, it measures only itself.
+        env: { ...process.env, GIT_DIR: path.join(os.tmpdir(), 'steward-bench-no-git') },
         encoding: 'utf8',
         timeout: 900_000,
         stdio: ['ignore', 'pipe', 'ignore'],
@@ -256,8 +261,15 @@ function baselineAgentsBench(): Before {
     }
   }
   const label = baseline?.label ?? 'before';
-  // The first row of each table is its header.
-  return { rows: (name) => (sections.get(name) ?? []).slice(1).map((row) => [label, ...row]) };
+  // The first row of each table is its header. A baseline whose tables have a version column
+  // labels its own rows "now" (and any of its own baseline "before …", not this comparison).
+  return {
+    rows: (name) => {
+      const [header, ...rows] = sections.get(name) ?? [];
+      if (header?.[0] !== 'version') return rows.map((row) => [label, ...row]);
+      return rows.filter((row) => row[0] === 'now').map((row) => [label, ...row.slice(1)]);
+    },
+  };
 }
 
 const bench: Bench = async () => {
