@@ -26,38 +26,22 @@ export type Analysed = {
   messageDocs: number;
 };
 
-/**
- * The word-form groups as lexemes (lexeme, group index), stemmed by the database once, as the
- * SQL of a constant table. Written into the statement instead of sent with every query: the
- * ~400 lexemes cost encoding, sending and parsing on each turn as parameters, once as part of
- * the prepared statement's text.
- */
-let groupForms: Promise<string> | null = null;
+/** The word-form groups as lexemes (lexeme, group index), stemmed by the database once. */
+let groupLexemes: Promise<{ lexemes: string[]; groups: number[] }> | null = null;
 
-function wordFormsSql(db: Database): Promise<string> {
-  groupForms ??= db
+function wordFormLexemes(db: Database): Promise<{ lexemes: string[]; groups: number[] }> {
+  groupLexemes ??= db
     .query<{ lexeme: string; gid: number }>(
       `SELECT DISTINCT t.lexeme, g.gid FROM unnest($1::text[], $2::int[]) AS g(word, gid),
          unnest(to_tsvector('english', g.word)) t ORDER BY g.gid, t.lexeme`,
       [WORD_FORM_GROUPS.flat(), WORD_FORM_GROUPS.flatMap((group, index) => group.map(() => index))],
     )
-    .then(
-      (rows) =>
-        `SELECT * FROM unnest(${arrayLiteral(rows.map((row) => row.lexeme))}::text[], ${arrayLiteral(rows.map((row) => Number(row.gid)))}::int[]) AS f(lexeme, gid)`,
-    )
+    .then((rows) => ({ lexemes: rows.map((row) => row.lexeme), groups: rows.map((row) => Number(row.gid)) }))
     .catch((error: unknown) => {
-      groupForms = null;
+      groupLexemes = null;
       throw error;
     });
-  return groupForms;
-}
-
-/** `values` as a PostgreSQL array literal in SQL text: '{"a","b"}' or '{1,2}'. */
-function arrayLiteral(values: readonly (string | number)[]): string {
-  const elements = values.map((value) =>
-    typeof value === 'number' ? String(value) : `"${value.replace(/[\\"]/g, '\\$&')}"`,
-  );
-  return `'${`{${elements.join(',')}}`.replace(/'/g, "''")}'`;
+  return groupLexemes;
 }
 
 /**
@@ -77,7 +61,7 @@ export async function analyseQuery(
   words: readonly string[],
 ): Promise<Analysed | null> {
   const names = speakerNames(search.query);
-  const forms = await wordFormsSql(db);
+  const forms = await wordFormLexemes(db);
   const [result] = await db.query<{
     rows: Array<{
       ord: number;
@@ -98,7 +82,7 @@ export async function analyseQuery(
        SELECT DISTINCT ON (t.lexeme) w.ord, t.lexeme FROM words w, unnest(to_tsvector('english', w.word)) t
        ORDER BY t.lexeme, w.ord
      ), forms AS (
-       ${forms}
+       SELECT * FROM unnest($3::text[], $4::int[]) AS f(lexeme, gid)
      ), expanded AS (
        SELECT q.ord, q.lexeme AS base, q.lexeme FROM query_lexemes q
        UNION
@@ -111,7 +95,7 @@ export async function analyseQuery(
          (SELECT doc_count FROM message_user_stats WHERE user_id = $1) AS message_docs,
          (SELECT total_length FROM message_user_stats WHERE user_id = $1) AS message_length,
          ARRAY(
-           SELECT n.name FROM unnest($3::text[]) AS n(name)
+           SELECT n.name FROM unnest($5::text[]) AS n(name)
            WHERE EXISTS (SELECT 1 FROM memory_entries WHERE user_id = $1 AND speaker = n.name)
              OR EXISTS (SELECT 1 FROM messages WHERE user_id = $1 AND lower(speaker) = n.name)
          ) AS speakers
@@ -123,7 +107,7 @@ export async function analyseQuery(
          totals.*
        FROM totals LEFT JOIN expanded e ON true
      ) found`,
-    [search.userId, [...words], names],
+    [search.userId, [...words], forms.lexemes, forms.groups, names],
   );
   const rows = result?.rows ?? [];
   const first = rows[0];
