@@ -166,10 +166,8 @@ describeEachBackend('memory recall', (getDb) => {
 
   it('finds an irregular verb by its other forms (word-form groups)', async () => {
     const user = await newUser();
-    const save = (content: string) =>
-      saveMemory(getDb(), user, { content, category: 'context' }, { now: NOW });
-    await save('Bought a red bicycle at the market.');
-    await save('Sold the old car to a neighbour.');
+    for (const content of ['Bought a red bicycle at the market.', 'Sold the old car to a neighbour.'])
+      await saveMemory(getDb(), user, { content, category: 'context' }, { now: NOW });
     const found = async (query: string) =>
       (await searchMemories(getDb(), user, { query }, { touch: false, now: NOW })).results.map(
         (hit) => hit.memory.content,
