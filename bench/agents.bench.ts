@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { prefixTokens } from '../src/agents/context-builder.ts';
 import { directTools } from '../src/agents/direct-tools.ts';
 import { orchestratorTools } from '../src/agents/orchestrator-tools.ts';
@@ -210,8 +212,9 @@ async function overheadSection(fake: FakeLlm, before: Before): Promise<BenchSect
     rows,
     figures,
     notes: [
-      "Goal (issue #10): engine p50 ≤ 5 ms and p99 ≤ 20 ms (≤ 10 ms p50 first). Where the rest goes, from a CPU profile of this loop (`node --cpu-prof`): about half is PostgreSQL executing the statements inside PGlite's WebAssembly, a quarter PGlite's JavaScript side (protocol encoding and row decoding), the rest the OpenAI client and HTTP, and Steward's own code (context, events, token counts) a few tenths of a millisecond. Reaching 5 ms needs fewer statements again (the usage total and the user read could come from memory) or a cache of the history between turns.",
-      'Each turn runs eleven statements (user, conversation, turn insert, open and paused turns, history, memory term statistics, claim, LLM call record, reply, usage total, turn end). On PGlite every statement is one protocol exchange with a prepared statement (src/db/pglite-query.ts).',
+      'Goal (issue #22 §6): engine p50 ≤ 5 ms and p99 ≤ 15 ms on PGlite. Where the time goes, from a CPU profile of this loop (`node --cpu-prof`): about two fifths PostgreSQL inside PGlite (its WebAssembly and its JavaScript protocol side), a tenth the fake model in the same process (taken out of "engine"), the OpenAI client and HTTP, garbage collection ~6 %, and Steward\'s own code (context, events, token counts) a few tenths of a millisecond.',
+      'Of the database time, timed per statement on PGlite: storing the reply (its triggers keep the full-text statistics and the GIN index) ~20 %, the history read (up to 400 messages as one JSON value) ~18 %, the query-term statistics for recall ~20 % (it sends the word-form table, ~400 lexemes, with every query), the claim (user message + turn update in one statement) ~14 %, the rest a few % each.',
+      'Each turn runs twelve statements (user, conversation, turn insert, open and paused turns, history, memory term statistics, claim, LLM call record, reply, usage total, receipts, turn end). On PGlite every statement is one protocol exchange with a prepared statement (src/db/pglite-query.ts).',
     ],
   };
 }
@@ -231,6 +234,9 @@ function baselineAgentsBench(): Before {
     try {
       markdown = execFileSync(baseline.node, ['bench/run.ts', 'agents'], {
         cwd: baseline.root,
+        // The baseline's bench would check out and install its own baseline: with no git
+        // repository to find, it measures only itself.
+        env: { ...process.env, GIT_DIR: path.join(os.tmpdir(), 'steward-bench-no-git') },
         encoding: 'utf8',
         timeout: 900_000,
         stdio: ['ignore', 'pipe', 'ignore'],
@@ -255,8 +261,15 @@ function baselineAgentsBench(): Before {
     }
   }
   const label = baseline?.label ?? 'before';
-  // The first row of each table is its header.
-  return { rows: (name) => (sections.get(name) ?? []).slice(1).map((row) => [label, ...row]) };
+  // The first row of each table is its header. A baseline whose tables have a version column
+  // labels its own rows "now" (and any of its own baseline "before …", not this comparison).
+  return {
+    rows: (name) => {
+      const [header, ...rows] = sections.get(name) ?? [];
+      if (header?.[0] !== 'version') return rows.map((row) => [label, ...row]);
+      return rows.filter((row) => row[0] === 'now').map((row) => [label, ...row.slice(1)]);
+    },
+  };
 }
 
 const bench: Bench = async () => {

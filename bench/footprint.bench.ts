@@ -39,8 +39,8 @@ function unlimitedConfig(configPath: string | undefined): Record<string, string>
   return { STEWARD_CONFIG: copy };
 }
 
-/** The node flags and entry script of a version's `npm start` (its package.json). */
-function startCommand(version: Version): { flags: string[]; entry: string } {
+/** The environment, node flags and entry script of a version's `npm start` (its package.json). */
+function startCommand(version: Version): { env: Record<string, string>; flags: string[]; entry: string } {
   const pkg = JSON.parse(readFileSync(path.join(version.root, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
@@ -48,7 +48,14 @@ function startCommand(version: Version): { flags: string[]; entry: string } {
   const node = words.indexOf('node');
   const entry = words.findIndex((word, index) => index > node && word.endsWith('.js'));
   if (node === -1 || entry === -1) throw new Error(`${version.label}: cannot read "${pkg.scripts.start}"`);
-  return { flags: words.slice(node + 1, entry), entry: words[entry]! };
+  // Assignments before the command (`NAME=value exec node …`) are its environment.
+  const env = Object.fromEntries(
+    words
+      .slice(0, node)
+      .filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word))
+      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+  return { env, flags: words.slice(node + 1, entry), entry: words[entry]! };
 }
 
 async function start(
@@ -57,16 +64,17 @@ async function start(
 ): Promise<{ server: Server; readyMs: number }> {
   const port = await freePort();
   const started = performance.now();
-  const { flags, entry } = startCommand(version);
+  const command = startCommand(version);
   // The soak sends far more than a person would: the inbound rate limits are turned off so
   // both versions do the same work.
   const limitsOff = unlimitedConfig(env.STEWARD_CONFIG);
-  const child = spawn(version.node, [...flags, path.join(version.root, entry), 'start'], {
+  const child = spawn(version.node, [...command.flags, path.join(version.root, command.entry), 'start'], {
     cwd: version.root,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       LOG_LEVEL: 'warn',
+      ...command.env,
       ...env,
       ...limitsOff,
       PORT: String(port),
