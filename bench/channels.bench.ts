@@ -19,8 +19,9 @@ import {
   startFakeMatrix,
 } from '../test/support/fake-matrix.ts';
 import { FAKE_BOT_TOKEN, startFakeTelegram } from '../test/support/fake-telegram.ts';
-import { startTestSteward, type TestSteward } from '../test/support/steward.ts';
+import { startTestSteward } from '../test/support/steward.ts';
 import { type Bench, type BenchSection, ms, percentile, useBenchDatabase } from './lib.ts';
+import { emailAcks, expectStored, signalAcks } from './signal-email-acks.ts';
 
 const SECRET = 'bench-webhook-secret';
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
@@ -136,15 +137,6 @@ async function roundTrips(backend: 'pglite' | 'postgres'): Promise<number[]> {
 }
 
 const ACK_MESSAGES = 200;
-
-/** A figure is only worth printing if every message was really stored. */
-async function expectStored(steward: TestSteward, channel: string, count: number): Promise<void> {
-  const [row] = await steward.runtime.database.query<{ count: number }>(
-    'SELECT count(*)::int AS count FROM inbound_messages WHERE channel = $1',
-    [channel],
-  );
-  if (row?.count !== count) throw new Error(`${channel}: ${row?.count} messages stored, ${count} expected`);
-}
 
 /** A cursor store that tells when a saved Discord session has reached a sequence. */
 function watchedCursors(inner: CursorStore): CursorStore & { reached(sequence: number): Promise<void> } {
@@ -296,6 +288,16 @@ const bench: Bench = async () => {
     for (const [channel, measure] of [
       ['discord', discordAcks],
       ['matrix', matrixAcks],
+      [
+        'signal',
+        (database: 'pglite' | 'postgres') =>
+          signalAcks(database, { latency: LATENCY_MESSAGES, burst: ACK_MESSAGES }),
+      ],
+      [
+        'email',
+        (database: 'pglite' | 'postgres') =>
+          emailAcks(database, { latency: LATENCY_MESSAGES, burst: ACK_MESSAGES }),
+      ],
     ] as const) {
       const { samples, perSecond } = await measure(backend);
       acks.push([
@@ -332,13 +334,14 @@ const bench: Bench = async () => {
       rows: latency,
     },
     {
-      title: 'Channels: Discord and Matrix, event to acknowledgement',
-      description: `Discord: a MESSAGE_CREATE from the fake Gateway until the message is stored and the session saved at its sequence (what a resume replays from). Matrix: a message reaching the fake homeserver until the next \`/sync\` asks with the new \`since\` (events stored, then the token). ${LATENCY_MESSAGES} one at a time for the latency; then ${ACK_MESSAGES} at once (Discord: back-to-back dispatches; Matrix: one /sync batch) for the rate. Job workers are not started, so no turn competes.`,
+      title: 'Channels: Discord, Matrix, Signal and email, event to acknowledgement',
+      description: `Discord: a MESSAGE_CREATE from the fake Gateway until the message is stored and the session saved at its sequence (what a resume replays from). Matrix: a message reaching the fake homeserver until the next \`/sync\` asks with the new \`since\` (events stored, then the token). Signal (json-rpc mode): an envelope pushed over the fake signal-cli REST API's WebSocket until it is stored. Email: a mail appended to the fake IMAP inbox (EXISTS pushed during IDLE) until it is stored and the inbox cursor saved past its UID. ${LATENCY_MESSAGES} one at a time for the latency; then ${ACK_MESSAGES} at once (Discord: back-to-back dispatches; Matrix: one /sync batch; Signal: back-to-back frames; email: ${ACK_MESSAGES} appends) for the rate. Job workers are not started, so no turn competes.`,
       columns: ['channel', 'database', 'p50', 'p90', 'p99', 'events/s in a burst'],
       rows: acks,
       notes: [
         'Discord events are handled one at a time in order (the sequence moves only past stored messages), so a burst is as fast as one store plus one session write per message.',
         'The Matrix latency includes the HTTP round trip of the /sync answer and of the next /sync request to the fake homeserver.',
+        'Email: each new mail costs an IDLE break, a UID SEARCH, a FETCH of the whole message, MIME parsing, the store and a cursor write; a burst is read in one search, one message at a time.',
       ],
     },
   ];

@@ -2,22 +2,23 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, NODE_FLAGS } from '../test/support/cli.ts';
+import { freePort } from '../test/support/cli.ts';
 import { createTestDatabase } from '../test/support/db.ts';
 import { type FakeLlm, startFakeLlm } from '../test/support/fake-llm.ts';
 import { writeTestConfig } from '../test/support/steward.ts';
 import { baselineVersion, currentVersion, type Version } from './baseline.ts';
-import { type Bench, type BenchSection, ms, percentile, useBenchDatabase } from './lib.ts';
+import { type Bench, type BenchSection, type Figure, ms, percentile, useBenchDatabase } from './lib.ts';
 
 /*
- * Issue #10 items 1, 3 and 4, before and after in one run: `steward start` of the commit the
- * issue measured and of this tree, side by side — start-up to /readyz, the HTTP round trip of a
- * turn with an instant model, resident memory idle and after turns, and a long soak.
+ * Issues #10 and #22 §6, before and after in one run: `steward start` of the baseline commit and
+ * of this tree, each started as its own `npm start` starts it, side by side — start-up to
+ * /readyz, the HTTP round trip of a turn with an instant model, resident memory idle and after
+ * 70 turns, and a long soak (BENCH_SOAK_TURNS turns, 10,000 by default).
  */
 
-const TURNS = 100;
-const WARMUP = 20;
-const SOAK_TURNS = Number(process.env.BENCH_SOAK_TURNS ?? 10_000);
+const WARMUP = 10;
+const TURNS = 60;
+const SOAK_TURNS = Number(process.env.BENCH_SOAK_TURNS || 10_000);
 const SOAK_STEP = Math.max(1, Math.floor(SOAK_TURNS / 10));
 
 type Server = { child: ChildProcess; url: string; pid: number; stop(): Promise<void> };
@@ -38,25 +39,42 @@ function unlimitedConfig(configPath: string | undefined): Record<string, string>
   return { STEWARD_CONFIG: copy };
 }
 
+/** The environment, node flags and entry script of a version's `npm start` (its package.json). */
+function startCommand(version: Version): { env: Record<string, string>; flags: string[]; entry: string } {
+  const pkg = JSON.parse(readFileSync(path.join(version.root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = pkg.scripts.start.split(/\s+/);
+  const node = words.indexOf('node');
+  const entry = words.findIndex((word, index) => index > node && word.endsWith('.js'));
+  if (node === -1 || entry === -1) throw new Error(`${version.label}: cannot read "${pkg.scripts.start}"`);
+  // Assignments before the command (`NAME=value exec node …`) are its environment.
+  const env = Object.fromEntries(
+    words
+      .slice(0, node)
+      .filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word))
+      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+  return { env, flags: words.slice(node + 1, entry), entry: words[entry]! };
+}
+
 async function start(
   version: Version,
   env: Record<string, string>,
 ): Promise<{ server: Server; readyMs: number }> {
   const port = await freePort();
   const started = performance.now();
-  // Each version as its own `npm start` runs it.
-  const flags = version.label === 'now' ? NODE_FLAGS : [];
-  // The soak sends far more than a person would: the inbound rate limits (which the baseline
-  // predates) are turned off so both versions do the same work.
-  const limitsOff = version.label === 'now' ? unlimitedConfig(env.STEWARD_CONFIG) : {};
-  // The current version starts through bin/steward.js, which turns on Node's compile cache.
-  const entry = version.label === 'now' ? 'bin/steward.js' : 'src/cli/main.ts';
-  const child = spawn(version.node, [...flags, path.join(version.root, entry), 'start'], {
+  const command = startCommand(version);
+  // The soak sends far more than a person would: the inbound rate limits are turned off so
+  // both versions do the same work.
+  const limitsOff = unlimitedConfig(env.STEWARD_CONFIG);
+  const child = spawn(version.node, [...command.flags, path.join(version.root, command.entry), 'start'], {
     cwd: version.root,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       LOG_LEVEL: 'warn',
+      ...command.env,
       ...env,
       ...limitsOff,
       PORT: String(port),
@@ -167,6 +185,27 @@ async function soak(version: Version, fake: FakeLlm): Promise<number[][]> {
   return samples;
 }
 
+/** The §6 figures of one version: its PGlite row and its soak. */
+function speedFigures(version: Version, row: Figures | undefined, soaked: number[][]): Figure[] {
+  const which = version.label === 'now' ? 'now' : 'before';
+  const figures: Figure[] = [];
+  if (row) {
+    figures.push(
+      { name: 'turn over HTTP p50, PGlite', version: which, value: ms(row.turnP50) },
+      { name: 'restart to ready', version: which, value: ms(row.startAgain) },
+      { name: 'RSS after 70 HTTP turns, PGlite', version: which, value: `${row.afterTurnsMb.toFixed(0)} MB` },
+    );
+  }
+  const end = soaked.at(-1);
+  if (end)
+    figures.push({
+      name: 'RSS at the end of the soak, PGlite',
+      version: which,
+      value: `${end[1]!.toFixed(0)} MB after ${end[0]} turns`,
+    });
+  return figures;
+}
+
 const bench: Bench = async () => {
   const fake = await startFakeLlm();
   fake.respondWith(() => ({ text: 'ok' }));
@@ -174,19 +213,30 @@ const bench: Bench = async () => {
   const versions = [baselineVersion(), currentVersion()].filter(
     (version): version is Version => version !== null,
   );
-  const figures: Figures[] = [];
+  const rows: Figures[] = [];
   try {
     for (const backend of postgres ? (['pglite', 'postgres'] as const) : (['pglite'] as const)) {
-      for (const version of versions) figures.push(await measure(version, backend, fake));
+      for (const version of versions) rows.push(await measure(version, backend, fake));
     }
-    const soaked = await soak(currentVersion(), fake);
-    const first = soaked[1]?.[1] ?? soaked[0]![1]!;
-    const last = soaked.at(-1)![1]!;
-    const settled = soaked.find(([turns]) => turns! >= SOAK_TURNS / 10) ?? soaked[0]!;
+    const soaks: Array<{ version: Version; samples: number[][] }> = [];
+    for (const version of versions) soaks.push({ version, samples: await soak(version, fake) });
+    const figures = soaks.flatMap(({ version, samples }) =>
+      speedFigures(
+        version,
+        rows.find((row) => row.version === version.label && row.backend === 'pglite'),
+        samples,
+      ),
+    );
+    const soakNotes = soaks.map(({ version, samples }) => {
+      const first = samples[1]?.[1] ?? samples[0]![1]!;
+      const last = samples.at(-1)![1]!;
+      const settled = samples.find(([turns]) => turns! >= SOAK_TURNS / 10) ?? samples[0]!;
+      return `${version.label}: from the first sample after turns began to the last ${(((last - first) / first) * 100).toFixed(1)} %; from the sample at a tenth of the run (${settled[0]} turns, once the heap has grown to its working size) to the last ${(((last - settled[1]!) / settled[1]!) * 100).toFixed(1)} % (goal: flat within ±10 %).`;
+    });
     const sections: BenchSection[] = [
       {
-        title: 'Footprint: start-up, turn round trip and memory, before and after (issue #10)',
-        description: `\`steward start\` of the commit issue #10 measured and of this tree, in one run: time to /readyz on a new data dir and on restart, the HTTP round trip of POST /api/chat with an instant fake model (${TURNS} turns after ${WARMUP}), resident memory (VmRSS) idle 1 s after start and after those turns.`,
+        title: 'Footprint: start-up, turn round trip and memory, before and after (issues #10, #22)',
+        description: `\`steward start\` of the baseline commit and of this tree in one run, each with the node flags of its own \`npm start\`: time to /readyz on a new data dir and on restart, the HTTP round trip of POST /api/chat with an instant fake model (${TURNS} turns after ${WARMUP} warm-up turns), resident memory (VmRSS from /proc) idle 1 s after the restart and after those ${TURNS + WARMUP} turns.`,
         columns: [
           'version',
           'database',
@@ -197,7 +247,7 @@ const bench: Bench = async () => {
           'RSS idle',
           `RSS after ${TURNS + WARMUP} turns`,
         ],
-        rows: figures.map((row) => [
+        rows: rows.map((row) => [
           row.version,
           row.backend,
           ms(row.startFresh),
@@ -211,23 +261,23 @@ const bench: Bench = async () => {
           versions.length < 2
             ? 'The baseline checkout could not be prepared, so only this tree is shown.'
             : 'The baseline is checked out with its own dependencies into a temporary directory.',
+          'The turns and the memory are measured on the restarted process (the data dir of the first start), as a server runs day to day; a first start also unpacks the database template.',
           'The round trip includes HTTP on loopback both ways and the fake model in the bench process; the engine alone is the "Engine overhead per turn" section.',
-          "Goals (issue #10): start-up ≤ 1.5 s on a new data dir and on restart; RSS idle ≤ 200 MB on the embedded database. A start is about 1.1 s of CPU: loading the modules (the compile cache skips type stripping and compiling on later starts), PGlite compiling PostgreSQL's WebAssembly and starting it (~0.3 s), pg-boss and the rest. A new data dir starts as a copy of the database template built by `npm install`.",
-          "Resident memory at idle is about a quarter the node binary's own pages, a quarter the JavaScript heap, the rest PGlite (its WebAssembly memory and code) and native allocations.",
+          "Goals: RSS ≤ 200 MB after 70 turns on the embedded database (issue #22 §6); start-up ≤ 1.5 s (issue #10). A start is about 1.1 s of CPU: loading the modules (the compile cache skips type stripping and compiling on later starts), PGlite compiling PostgreSQL's WebAssembly and starting it (~0.3 s), pg-boss and the rest.",
+          "Resident memory is about 50 MB of the node binary's own pages, the JavaScript heap (~60 MB after turns), PGlite's WebAssembly memory (its buffer pool is sized to the data: 8 MB for a new database) and the C heap (PGlite's and V8's allocations).",
         ],
+        figures,
       },
       {
-        title: `Memory soak: ${SOAK_TURNS} turns on the embedded database`,
+        title: `Memory soak: ${SOAK_TURNS} turns on the embedded database, before and after`,
         description:
-          'Resident memory (VmRSS) of `steward start` on PGlite, sampled as turns go through POST /api/chat with an instant fake model.',
-        columns: ['turns', 'RSS'],
-        rows: soaked.map(([turns, mb]) => [turns!, `${mb!.toFixed(0)} MB`]),
-        notes: [
-          `From the first sample after turns began to the last: ${(((last - first) / first) * 100).toFixed(1)} % (goal: flat within ±10 %).`,
-          `From the sample at a tenth of the run (${settled[0]} turns, once the heap has grown to its working size) to the last: ${(((last - settled[1]!) / settled[1]!) * 100).toFixed(1)} %.`,
-          "The JavaScript heap alive after a full collection does not grow (heap snapshots 400 turns apart differ by 0.3 MB; the dashboard keeps a turn's events for 60 s after it ends). Resident memory rises while V8 grows the heap to its working size under back-to-back turns and the C allocator keeps freed buffers, then stays level.",
-          'BENCH_SOAK_TURNS sets the length.',
-        ],
+          'Resident memory (VmRSS) of `steward start` on PGlite (a new data dir, started as `npm start` starts it), sampled as turns go one after another through POST /api/chat with an instant fake model. BENCH_SOAK_TURNS sets the length (default 10,000).',
+        columns: ['turns', ...soaks.map(({ version }) => version.label)],
+        rows: soaks[0]!.samples.map(([turns], index) => [
+          turns!,
+          ...soaks.map(({ samples }) => (samples[index] ? `${samples[index][1]!.toFixed(0)} MB` : '—')),
+        ]),
+        notes: [...soakNotes, 'Goal (issue #22 §6): ≤ 250 MB at the end of a 10,000-turn soak.'],
       },
     ];
     return sections;

@@ -6,7 +6,28 @@ export type BenchSection = {
   columns: string[];
   rows: Array<Array<string | number>>;
   notes?: string[];
+  /** Figures of issue #22 §6 this section measured, for the before/after summary (run.ts). */
+  figures?: Figure[];
 };
+
+/** One measured value of a §6 figure, for one version ('before' or 'now'). */
+export type Figure = { name: SpeedFigure; version: 'before' | 'now'; value: string };
+
+/**
+ * Issue #22 §6 "Speed and footprint": the figures `npm run bench` summarizes at the top of
+ * RESULTS.md, before and after, in this order, with their goals.
+ */
+export const SPEED_FIGURES = {
+  'engine turn p50, PGlite': '≤ 5 ms',
+  'engine turn p99, PGlite': '≤ 15 ms',
+  'turn over HTTP p50, PGlite': '—',
+  'restart to ready': '—',
+  'RSS after 70 HTTP turns, PGlite': '≤ 200 MB',
+  'RSS at the end of the soak, PGlite': '≤ 250 MB',
+  'node_modules after npm ci': '≤ 500 MB',
+  'test suite': '≤ 6 min on 2 cores',
+} as const;
+export type SpeedFigure = keyof typeof SPEED_FIGURES;
 
 export type Bench = () => Promise<BenchSection | BenchSection[]>;
 

@@ -19,7 +19,7 @@ import {
   shownDiaIds,
   turnMemory,
 } from './locomo.ts';
-import { searchBefore } from './memory-recall-before.ts';
+import { BEFORE_LABEL, loadSearchBefore, type SearchBefore } from './memory-recall-before.ts';
 
 /*
  * Recall of memory.search on LoCoMo's long conversations, the way it is measured from outside:
@@ -27,7 +27,8 @@ import { searchBefore } from './memory-recall-before.ts';
  * `memory.save --content TEXT --category context`, every question of categories 1–4 asked with
  * `memory.search --query QUESTION --limit 10`, both through the skill executor as `steward run`
  * runs them; a hit is an evidence dia_id among the ids the result lines show. Beside it, on the
- * same saved memories: the ranking before this work (memory-recall-before.ts) and plain BM25 over
+ * same saved memories: the ranking of the baseline commit, run from its own checkout
+ * (memory-recall-before.ts), and plain BM25 over
  * the same tokens (the memories' search_vector lexemes), computed here.
  *
  * LOCOMO_DIR: a directory of LoCoMo JSON files (default ../shared/data/locomo-dev beside the
@@ -39,7 +40,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RANKINGS = ['before', 'now', 'bm25'] as const;
 type Ranking = (typeof RANKINGS)[number];
 const RANKING_LABELS: Record<Ranking, string> = {
-  before: 'before: BM25-style coverage, per-user idf^1.25 (a42163f)',
+  before: BEFORE_LABEL,
   now: 'now: memory.search',
   bm25: 'plain BM25 (k1 1.2, b 0.75), same tokens',
 };
@@ -77,6 +78,8 @@ const bench: Bench = async () => {
   const timings: Timings = { before: [], now: [], bm25: [], skill: [] };
   const stored = new Map<string, { turns: number; memories: number; saveMs: number }>();
   let runtime: Runtime | null = null;
+  const searchBefore = await loadSearchBefore();
+  const rankings = RANKINGS.filter((ranking) => ranking !== 'before' || searchBefore);
   try {
     await migrate(db);
     const config = loadConfig({ env: { STEWARD_DATA_DIR: dataDir }, cwd: dataDir });
@@ -84,7 +87,7 @@ const bench: Bench = async () => {
     for (const conversation of conversations) {
       process.stderr.write(`bench: memory-recall: conversation ${conversation.id}\n`);
       stored.set(conversation.id, await saveTurns(runtime, db, conversation));
-      asked.push(...(await askQuestions(runtime, db, conversation, timings)));
+      asked.push(...(await askQuestions(runtime, db, conversation, timings, searchBefore)));
     }
   } finally {
     await runtime?.close();
@@ -92,7 +95,7 @@ const bench: Bench = async () => {
     rmSync(dataDir, { recursive: true, force: true });
   }
   if (process.env.LOCOMO_MISSES) writeMisses(process.env.LOCOMO_MISSES, asked);
-  return sections(dir, conversations, asked, timings, stored);
+  return sections(dir, conversations, asked, timings, stored, rankings);
 };
 
 const userOf = (conversation: LocomoConversation) => `locomo-${conversation.id}`;
@@ -134,6 +137,7 @@ async function askQuestions(
   db: Database,
   conversation: LocomoConversation,
   timings: Timings,
+  searchBefore: SearchBefore | null,
 ): Promise<Asked[]> {
   const userId = userOf(conversation);
   const bm25 = await bm25Index(db, userId);
@@ -160,8 +164,8 @@ async function askQuestions(
     const now = content.split('\n').slice(1).flatMap(shownDiaIds);
 
     started = performance.now();
-    const before = idsShown(await searchBefore(db, userId, question.question, LIMIT));
-    timings.before.push(performance.now() - started);
+    const before = searchBefore ? idsShown(await searchBefore(db, userId, question.question, LIMIT)) : [];
+    if (searchBefore) timings.before.push(performance.now() - started);
 
     started = performance.now();
     const plain = idsShown(await bm25.search(question.question, LIMIT));
@@ -245,6 +249,7 @@ function sections(
   asked: readonly Asked[],
   timings: Timings,
   stored: ReadonlyMap<string, { turns: number; memories: number; saveMs: number }>,
+  rankings: readonly Ranking[],
 ): BenchSection[] {
   const categories = [1, 2, 3, 4] as const;
   const byCategory = (category: LocomoCategory) => asked.filter((a) => a.category === category);
@@ -265,7 +270,7 @@ function sections(
       'ranking p50 / p95',
       'memory.search call p50 / p95',
     ],
-    rows: RANKINGS.map((ranking) => [
+    rows: rankings.map((ranking) => [
       RANKING_LABELS[ranking],
       asked.length,
       cell(asked, ranking),
@@ -274,7 +279,7 @@ function sections(
       ranking === 'now' ? `${ms(percentile(timings.skill, 50))} / ${ms(percentile(timings.skill, 95))}` : '—',
     ]),
     notes: [
-      'Ranking: the search function alone on the same memories (searchMemories now, the a42163f ranking before, ' +
+      'Ranking: the search function alone on the same memories (searchMemories now; before, the baseline checkout’s own searchMemories; ' +
         'plain BM25 in this process over lexemes read once per conversation). memory.search call: the whole skill ' +
         'call through the executor as `steward run` makes it (parse, flags, handler, execution log row).',
       'Now: each text read with its neighbours (transcript lines of one conversation, ±2 places, 0.7 / 0.3 of a ' +
@@ -286,7 +291,7 @@ function sections(
   const perConversation: BenchSection = {
     title: 'Memory recall (LoCoMo, dev conversations), per conversation',
     description: 'The same run, per conversation. Cells: recall@5 / recall@10.',
-    columns: ['conversation', 'turns', 'memories', 'questions', ...RANKINGS.map((r) => r), 'save, per turn'],
+    columns: ['conversation', 'turns', 'memories', 'questions', ...rankings, 'save, per turn'],
     rows: conversations.map((conversation) => {
       const mine = asked.filter((a) => a.conversation === conversation.id);
       const info = stored.get(conversation.id);
@@ -295,7 +300,7 @@ function sections(
         info?.turns ?? 0,
         info?.memories ?? 0,
         mine.length,
-        ...RANKINGS.map((ranking) => cell(mine, ranking)),
+        ...rankings.map((ranking) => cell(mine, ranking)),
         info ? ms(info.saveMs / Math.max(1, info.turns)) : '',
       ];
     }),

@@ -2,7 +2,8 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Bench, BenchSection } from './lib.ts';
+import { BASELINE_COMMIT } from './baseline.ts';
+import { type Bench, type BenchSection, SPEED_FIGURES, type SpeedFigure } from './lib.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
@@ -30,6 +31,7 @@ const lines = [
   `Node ${process.version}.`,
   '',
 ];
+lines.push(...speedSummary(sections));
 for (const section of sections) {
   lines.push(`## ${section.title}`, '', section.description, '');
   lines.push(`| ${section.columns.join(' | ')} |`, `|${section.columns.map(() => '---').join('|')}|`);
@@ -44,4 +46,31 @@ if (only.length > 0) {
 } else {
   writeFileSync(target, `${lines.join('\n')}\n`);
   process.stderr.write(`bench: wrote ${path.relative(process.cwd(), target)}\n`);
+}
+
+/** The §6 figures the sections of this run measured, before and after, as one table. */
+function speedSummary(sections: readonly BenchSection[]): string[] {
+  const values = new Map<SpeedFigure, { before?: string; now?: string }>();
+  for (const figure of sections.flatMap((section) => section.figures ?? [])) {
+    const row = values.get(figure.name) ?? {};
+    row[figure.version] = figure.value;
+    values.set(figure.name, row);
+  }
+  if (values.size === 0) return [];
+  const rows = (Object.keys(SPEED_FIGURES) as SpeedFigure[])
+    .filter((name) => values.has(name))
+    .map(
+      (name) =>
+        `| ${name} | ${values.get(name)?.before ?? '—'} | ${values.get(name)?.now ?? '—'} | ${SPEED_FIGURES[name]} |`,
+    );
+  return [
+    '## Speed and footprint, before and after (issue #22 §6)',
+    '',
+    `Collected from the sections below, all measured in this run: "before" is commit ${BASELINE_COMMIT} (checked out with its own \`npm ci\`), "now" this tree. How each figure is taken is in its section.`,
+    '',
+    `| figure | before (${BASELINE_COMMIT}) | now | goal |`,
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ];
 }

@@ -1,15 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
+import type { Hono } from 'hono';
+import { type ConverseDeps, LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
+import { createApp, type WebhookOptions } from './app.ts';
 import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
-import {
-  createChannelAdapters,
-  deliveryReceipts,
-  Gateway,
-  outboxBacklog,
-  setActiveGateway,
-} from './channels/index.ts';
+import { createChannelAdapters, deliveryReceipts, Gateway, outboxBacklog } from './channels/index.ts';
 import { ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
+import { StewardError } from './errors.ts';
 import {
   type DriveConnector,
   FILES_INDEX_JOB,
@@ -35,10 +32,13 @@ import {
   registerMemoryJobs,
 } from './memory/index.ts';
 import { Observability } from './observability/index.ts';
-import { createSsrfGuard } from './security/index.ts';
+import { startRecoverySweep } from './recovery-sweep.ts';
+import { createSsrfGuard, InboundRateLimiter } from './security/index.ts';
+import { HttpLifecycle } from './server/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import {
   builtinHandlers,
+  learnedSkillsFor,
   type Sentinel,
   SkillExecutor,
   SkillRegistry,
@@ -67,7 +67,7 @@ export type Runtime = {
   jobs: JobQueue;
   /** The channel gateway: inbound processing, the outbox, pairing, deliver(). */
   channels: Gateway;
-  /** Metrics, traces, alerts and spend caps; `observability.seams` takes the email and owner alert destinations. */
+  /** Metrics, traces, alerts and spend caps. */
   observability: Observability;
   integrations: Integrations;
   /** The configured MCP servers, as skill domains. */
@@ -76,6 +76,12 @@ export type Runtime = {
   workflows: WorkflowScheduler;
   /** Voice notes in (transcription) and spoken replies out (ElevenLabs). */
   voice: VoiceService;
+  /** The front door of every chat surface: `converse(runtime.converse, message)`. */
+  converse: ConverseDeps;
+  /** The HTTP app `steward start` serves (tests call `app.request()` on it). */
+  app: Hono;
+  /** Drains the app on shutdown: new requests get 503 while running turns finish. */
+  lifecycle: HttpLifecycle;
   close(): Promise<void>;
 };
 
@@ -101,6 +107,10 @@ export type RuntimeOptions = {
   shutdownGraceMs?: number;
   /** MCP servers to connect at start (default: all configured); a one-shot command names only those it needs. */
   mcpServers?: readonly string[];
+  /** The webhook routes' limiter, verification listener and logger (default: production limits, the metrics, `logger`). */
+  webhooks?: WebhookOptions;
+  /** The log file the dashboard's Logs page tails (default: the data dir's, when `logs.file` is on). */
+  logFile?: string;
 };
 
 export async function createRuntime(initial: ResolvedConfig, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -132,6 +142,12 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   });
   skills.load();
   const handlers = builtinHandlers();
+  // Alerts and metrics read parts built further down (the job queue, the executor, the
+  // channels); each is reached through a function
+  // called only when an alert goes out or metrics are scraped. An alert raised before the
+  // channels exist fails its owner-chat attempt with a clear reason and is retried.
+  let ownerChannel: Gateway | null = null;
+  const integrations = new Integrations({ database, config: () => config.get() });
   const observability = await Observability.create({
     config: () => config.get(),
     database,
@@ -139,6 +155,29 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     metrics: options.metrics ?? options.watch ?? false,
     secrets: credentialSecrets,
     now: options.now,
+    seams: {
+      // Alerts by email go out through the owner's connected mailbox (alerts.email_to says where).
+      sendEmail: async ({ to, subject, text }) => {
+        const mailbox = await integrations.email(OWNER_USER);
+        if (!mailbox.ok) throw new Error(`no mailbox to send alerts from: ${mailbox.reason}`);
+        try {
+          await mailbox.provider.send({ to: [to], subject, text });
+        } finally {
+          await mailbox.provider.close().catch(() => undefined);
+        }
+      },
+      // Owner alerts go to the owner's primary chat channel, through the outbox.
+      deliverToOwner: async (text) => {
+        if (!ownerChannel) throw new StewardError('channels_not_started', 'the channels are not started yet');
+        await ownerChannel.deliver(OWNER_USER, text, { source: 'alert' });
+      },
+    },
+    metricsSources: {
+      queueDepths: () => jobs.depths(),
+      breakerStates: () => executor.breakers.states(),
+      isKnownSkill: (name) => skills.snapshot().skills.has(name),
+      outboxBacklog: () => outboxBacklog(database),
+    },
   });
   const mcp = new McpServers({
     servers: initial.mcp_servers,
@@ -158,34 +197,6 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     });
   const embeddingsConfigured = () => database.hasVector && config.get().roster.roles.embeddings !== undefined;
   const embedder = llmEmbedder(llm);
-  const integrations = new Integrations({ database, config: () => config.get() });
-  // Alerts by email go out through the owner's connected mailbox (alerts.email_to says where).
-  observability.seams.sendEmail = async ({ to, subject, text }) => {
-    const mailbox = await integrations.email(OWNER_USER);
-    if (!mailbox.ok) throw new Error(`no mailbox to send alerts from: ${mailbox.reason}`);
-    try {
-      await mailbox.provider.send({ to: [to], subject, text });
-    } finally {
-      await mailbox.provider.close().catch(() => undefined);
-    }
-  };
-  const services: SkillServices = {
-    database,
-    integrations,
-    embedder: Object.assign(
-      (text: string, signal?: AbortSignal) =>
-        embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null),
-      { configured: embeddingsConfigured },
-    ),
-    fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
-    web: new WebAccess({ database, settings: () => config.get(), now: options.now }),
-    workflows: {
-      skillsDir: initial.skillsDir,
-      builtinDir: BUILTIN_SKILLS_DIR,
-      skills: () => skills.snapshot(),
-      reload: () => void skills.load(),
-    },
-  };
   const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });
   await registerMemoryJobs({ database, llm, jobs, config: () => config.get(), logger, now: options.now });
   // The content index of skill pages is shared by every user: no user's own workflow in it.
@@ -226,7 +237,24 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       }),
     logger,
   });
-  services.files = files;
+  const services: SkillServices = {
+    database,
+    integrations,
+    files,
+    embedder: Object.assign(
+      (text: string, signal?: AbortSignal) =>
+        embeddingsConfigured() ? embedder(text, signal) : Promise.resolve(null),
+      { configured: embeddingsConfigured },
+    ),
+    fetchUrl: (url, init) => createSsrfGuard({ allow: config.get().security.ssrf_allow }).fetch(url, init),
+    web: new WebAccess({ database, settings: () => config.get(), now: options.now }),
+    workflows: {
+      skillsDir: initial.skillsDir,
+      builtinDir: BUILTIN_SKILLS_DIR,
+      skills: () => skills.snapshot(),
+      reload: () => void skills.load(),
+    },
+  };
   await registerFileJobs({
     database,
     jobs,
@@ -300,11 +328,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     onDeliveryTrouble: (trouble) => observability.alerts.deliveryRerouted(trouble),
   });
   await channels.register();
-  setActiveGateway(channels);
-  // Owner alerts go to the owner's primary chat channel, through the outbox.
-  observability.seams.deliverToOwner = async (text) => {
-    await channels.deliver(OWNER_USER, text, { source: 'alert' });
-  };
+  ownerChannel = channels;
   const workflows = new WorkflowScheduler({
     database,
     jobs,
@@ -326,12 +350,6 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     },
   });
   await workflows.register();
-  observability.metrics?.setSources({
-    queueDepths: () => jobs.depths(),
-    breakerStates: () => executor.breakers.states(),
-    isKnownSkill: (name) => skills.snapshot().skills.has(name),
-    outboxBacklog: () => outboxBacklog(database),
-  });
   observability.metrics?.seed({
     llmModels: Object.entries(initial.roster.roles).flatMap(([role, spec]) =>
       spec ? [spec.model, ...spec.fallbacks].map((model) => ({ role, model })) : [],
@@ -339,6 +357,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     skills: [...skills.snapshot().skills.keys()],
   });
   let vaultWatcher: VaultWatcher | null = null;
+  let stopSweep = () => {};
   if (options.watch) {
     config.watch(logger);
     await skills.watch();
@@ -367,6 +386,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       for (const problem of problems ?? []) logger.warn({ channel }, problem);
     }
     await channels.start();
+    stopSweep = startRecoverySweep({ engine, channels, logger });
     if (initial.workflows.enabled) {
       skills.onChange((snapshot) => {
         workflows.sync(snapshot).catch((error) => logger.error({ err: error }, 'schedules not updated'));
@@ -374,6 +394,34 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
       await workflows.start();
     }
   }
+  const converse: ConverseDeps = {
+    engine,
+    database,
+    // One limit for every way a message comes in over HTTP (API, dashboard chat, /v1, voice).
+    rateLimit: new InboundRateLimiter(database, () => config.get().limits),
+  };
+  const lifecycle = new HttpLifecycle();
+  const app = createApp(
+    {
+      config,
+      logger,
+      database,
+      converse,
+      turnEvents,
+      llm,
+      channels,
+      workflows,
+      voice,
+      skills,
+      handlers,
+      executor,
+      observability,
+      learned: learnedSkillsFor(services),
+      lifecycle,
+      integrations,
+    },
+    { webhooks: options.webhooks, ...(options.logFile ? { logFile: options.logFile } : {}) },
+  );
   let closed = false;
   return {
     config,
@@ -394,12 +442,15 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     mcp,
     workflows,
     voice,
+    converse,
+    app,
+    lifecycle,
     close: async () => {
       if (closed) return;
       closed = true;
+      stopSweep();
       workflows.stop();
       await channels.stop();
-      setActiveGateway(null);
       await engine.shutdown(options.shutdownGraceMs ?? 30_000);
       if (!options.watch) {
         await jobs

@@ -6,6 +6,8 @@ import { listMigrations } from '../src/db/index.ts';
 
 /*
  * The dependency rules of DESIGN §2 and STYLE.md, checked on the source:
+ * - each folder belongs to one layer, and imports only from its own layer or those below it
+ *   (platform ← domains ← engine ← operations ← surfaces);
  * - a folder's index.ts is its public API: no file imports from deep inside another folder;
  * - no import cycles between files;
  * - each folder owns its tables: SQL naming a table appears only in the folder that owns it.
@@ -40,6 +42,7 @@ const OWNERS: Record<string, string> = {
   skill_circuit_breakers: 'skills',
   sentinel_decisions: 'skills',
   skill_versions: 'skills',
+  disabled_skills: 'skills',
   llm_calls: 'llm',
   integration_accounts: 'integrations',
   calendar_events: 'integrations',
@@ -63,6 +66,16 @@ const OWNERS: Record<string, string> = {
   voice_clips: 'voice',
   web_call_days: 'integrations',
 };
+
+/** The layers, lowest first, and their folders. */
+const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['platform', ['config', 'db', 'jobs', 'logging', 'security', 'time']],
+  ['domains', ['users', 'llm', 'tasks', 'files', 'memory', 'integrations', 'voice']],
+  ['engine', ['skills', 'agents', 'workflows']],
+  ['operations', ['observability', 'backup']],
+  ['surfaces', ['channels', 'server', 'web', 'mcp', 'cli']],
+];
+const layerOf = (folder: string): number => LAYERS.findIndex(([, folders]) => folders.includes(folder));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -101,6 +114,28 @@ describe('architecture', () => {
       }
     }
     expect(deep).toEqual([]);
+  });
+
+  it('places every folder in a layer', () => {
+    const folders = [...new Set(files.map(folderOf).filter((folder) => folder !== null))];
+    expect(folders.filter((folder) => layerOf(folder) < 0)).toEqual([]);
+  });
+
+  it('imports only from its own layer or the layers below it', () => {
+    const upward: string[] = [];
+    for (const file of files) {
+      const from = folderOf(file);
+      if (!from) continue;
+      for (const target of importsOf(file)) {
+        const to = folderOf(target);
+        if (to && target.startsWith(SRC) && layerOf(to) > layerOf(from)) {
+          upward.push(
+            `${path.relative(SRC, file)} (${LAYERS[layerOf(from)]![0]}) → ${path.relative(SRC, target)}`,
+          );
+        }
+      }
+    }
+    expect(upward).toEqual([]);
   });
 
   it('has no import cycle', () => {

@@ -4,15 +4,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryCursors } from '../src/channels/cursor-store.ts';
 import { DiscordAdapter } from '../src/channels/discord/discord-adapter.ts';
+import { EmailAdapter } from '../src/channels/email/email-adapter.ts';
 import { GoogleChatAdapter } from '../src/channels/googlechat/googlechat-adapter.ts';
 import { outboxRows } from '../src/channels/index.ts';
 import { MatrixAdapter } from '../src/channels/matrix/matrix-adapter.ts';
 import { queueOutbound } from '../src/channels/outbox.ts';
 import { OutboxSender } from '../src/channels/outbox-sender.ts';
+import { SignalAdapter } from '../src/channels/signal/signal-adapter.ts';
 import { SlackAdapter } from '../src/channels/slack/slack-adapter.ts';
 import { TelegramAdapter } from '../src/channels/telegram/telegram-adapter.ts';
 import type { ChannelAdapter, ChannelName } from '../src/channels/types.ts';
 import { WhatsAppAdapter } from '../src/channels/whatsapp/whatsapp-adapter.ts';
+import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from '../src/integrations/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { telegramText } from './support/channel-fixtures.ts';
 import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
@@ -33,7 +36,9 @@ import {
   type FakeMatrix,
   startFakeMatrix,
 } from './support/fake-matrix.ts';
+import { FAKE_SIGNAL_NUMBER, type FakeSignal, startFakeSignal } from './support/fake-signal.ts';
 import { FAKE_SLACK_TOKEN, type FakeSlack, startFakeSlack } from './support/fake-slack.ts';
+import { startFakeSmtp } from './support/fake-smtp.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
 /*
@@ -48,15 +53,19 @@ let graph: FakeGraph;
 let chat: FakeGoogleChat;
 let discord: FakeDiscord;
 let matrix: FakeMatrix;
+let signal: FakeSignal;
+let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
 let serviceAccount: string;
 beforeAll(async () => {
-  [telegram, slack, graph, chat, discord, matrix] = await Promise.all([
+  [telegram, slack, graph, chat, discord, matrix, signal, smtp] = await Promise.all([
     startFakeTelegram(),
     startFakeSlack(),
     startFakeGraph(),
     startFakeGoogleChat(),
     startFakeDiscord(),
     startFakeMatrix(),
+    startFakeSignal(),
+    startFakeSmtp({ user: 'steward@example.com', password: 'smtp-pass-1234' }),
   ]);
   serviceAccount = await chat.writeServiceAccount(
     path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-outage-')), 'sa.json'),
@@ -70,6 +79,8 @@ afterAll(async () => {
     chat?.close(),
     discord?.close(),
     matrix?.close(),
+    signal?.close(),
+    smtp?.close(),
   ]);
 });
 
@@ -121,6 +132,17 @@ describeEachBackend('sending through a platform outage', (db) => {
         userId: FAKE_MATRIX_BOT,
         cursors: memoryCursors(),
         admitted: async () => true,
+        logger: silentLogger(),
+      }),
+    signal: () =>
+      new SignalAdapter({ cliUrl: signal.url, number: FAKE_SIGNAL_NUMBER, logger: silentLogger() }),
+    email: () =>
+      new EmailAdapter({
+        imap: parseMailUrl('imap://unused:unused@127.0.0.1:9', IMAP_SCHEMES)!,
+        smtp: parseMailUrl(smtp.url, SMTP_SCHEMES)!,
+        from: 'Steward <steward@example.com>',
+        address: 'steward@example.com',
+        cursors: memoryCursors(),
         logger: silentLogger(),
       }),
   };
@@ -246,6 +268,37 @@ describeEachBackend('sending through a platform outage', (db) => {
     expect(await tokenRun.pass()).toMatchObject({ status: 'pending', attempts: 2 });
     expect(await tokenRun.pass()).toMatchObject({ status: 'sent', attempts: 3 });
     expect(chat.posts.filter((post) => post.space === tokenRun.chatId)).toHaveLength(1);
+  });
+
+  it('Email: 4xx answers (greylisting, a busy server) are retried and the mail is sent once; a 5xx fails', async () => {
+    smtp.failNext(
+      { code: 451, message: '4.7.1 Greylisted, try again later' },
+      { code: 421, message: '4.3.2 Service shutting down' },
+      { code: 452, message: '4.3.1 Insufficient system storage' },
+    );
+    const run = await outage('email', 'Email after the outage.', `ana${nextChat++}@example.org`);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await run.pass()).toMatchObject({ status: 'pending', attempts: attempt });
+    }
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4 });
+    expect(smtp.received.filter((mail) => mail.to.includes(run.chatId))).toHaveLength(1);
+
+    smtp.failNext({ code: 550, message: '5.1.1 No such user here' });
+    const refused = await outage('email', 'Nobody home.', `nobody${nextChat++}@example.org`);
+    expect(await refused.pass()).toMatchObject({
+      status: 'failed',
+      lastError: expect.stringContaining('550'),
+    });
+  });
+
+  it('Signal: HTML 502/503/504 answers are retried and the message is sent once', async () => {
+    signal.failNext('send', ...OUTAGE);
+    const run = await outage('signal', 'Signal after the outage.', `+1555077${nextChat++}`);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await run.pass()).toMatchObject({ status: 'pending', attempts: attempt });
+    }
+    expect(await run.pass()).toMatchObject({ status: 'sent', attempts: 4 });
+    expect(signal.sent.filter((sent) => sent.recipients.includes(run.chatId))).toHaveLength(1);
   });
 
   it('Discord: HTML 502/503/504 answers are retried and the message is posted once', async () => {

@@ -5,7 +5,7 @@ import { queueOutbound } from '../src/channels/outbox.ts';
 import { OutboxSender } from '../src/channels/outbox-sender.ts';
 import { TelegramAdapter } from '../src/channels/telegram/telegram-adapter.ts';
 import { silentLogger } from '../src/logging/logger.ts';
-import { StewardMetrics } from '../src/metrics/index.ts';
+import { StewardMetrics } from '../src/observability/steward-metrics.ts';
 import { describeEachBackend } from './support/db.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 

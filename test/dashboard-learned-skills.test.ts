@@ -67,13 +67,13 @@ for (const backend of backends()) {
     it('lists the learned skill with its use and a link to its history', async () => {
       const owner = await loginAs(steward.url, OWNER_TOKEN);
       const html = await (await owner.get('/skills')).text();
-      const row = /<tr id="skill-travel\.plan"[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
+      const row = /<tr id="skill-travel\.plan"[\s\S]*?<\/form><\/td><\/tr>/.exec(html)?.[0] ?? '';
       expect(row).toContain('learned · version 2 · history');
       expect(row).toContain('href="/skills/history?name=travel.plan&amp;owner=local"');
       expect(row).toMatch(
         /<td class="runs">1<\/td><td class="failures">0<\/td>\s*<td>\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/td>/,
       );
-      const unused = /<tr id="skill-tasks\.delete"[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
+      const unused = /<tr id="skill-tasks\.delete"[\s\S]*?<\/form><\/td><\/tr>/.exec(html)?.[0] ?? '';
       expect(unused).toContain('<td class="runs">0</td>');
       expect(unused).toContain('never');
     });

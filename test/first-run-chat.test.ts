@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 // Each test starts `steward chat` processes: slow on a loaded machine.
@@ -76,6 +78,31 @@ describe('steward chat progress', () => {
       // Streamed as it came, and not printed a second time at the end.
       expect(result.stdout.split('Streamed reply number 1.')).toHaveLength(2);
       expect(result.stdout).toContain('Streamed reply number 2.');
+    },
+    SLOW,
+  );
+});
+
+describe('the log while the chat runs in this process', () => {
+  it(
+    'goes to the log file, not over the progress line; the chat shows one line about it',
+    async () => {
+      // A disabled sentinel is a warning logged as the runtime starts.
+      const { env } = writeTestConfig(fake.url, 'sentinel:\n  enabled: false\n');
+      fake.respondWith(() => ({ text: 'Hello.' }));
+      const result = await runCli(['chat', '--once', 'Hi'], {
+        env: { ...env, LOG_LEVEL: 'info' },
+        timeoutMs: SLOW,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('Hello.\n');
+      expect(result.stderr).not.toContain('sentinel is disabled');
+      expect(result.stderr).not.toContain('"level"');
+      expect(result.stderr.trim().split('\n').at(-1)).toBe(
+        '(1 warning logged meanwhile: npx steward logs shows them)',
+      );
+      const log = readFileSync(path.join(env.STEWARD_DATA_DIR!, 'logs', 'steward.log'), 'utf8');
+      expect(log).toContain('the sentinel is disabled');
     },
     SLOW,
   );

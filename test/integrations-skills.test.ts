@@ -93,7 +93,7 @@ describeEachBackend('crm skills against a failing HubSpot', (getDb) => {
 });
 
 describeEachBackend('calendar.feed', (getDb) => {
-  it('prints one secret URL per user, --rotate replaces it, and only the current token serves the feed', async () => {
+  it('prints one secret URL per user, calendar.feed_rotate replaces it, and only the current token serves the feed', async () => {
     const { calendarFeedRoutes } = await import('../src/integrations/index.ts');
     const settings = integrationSettings({ public_url: 'https://steward.example.com/' });
     const { run } = integrationExecutor(getDb(), settings);
@@ -103,7 +103,7 @@ describeEachBackend('calendar.feed', (getDb) => {
     expect((await run('calendar.feed', 'feedy')).content.split('\n')[0]).toBe(url);
     const other = (await run('calendar.feed', 'someone-else')).content.split('\n')[0]!;
     expect(other).not.toBe(url);
-    const rotated = await run('calendar.feed --rotate', 'feedy');
+    const rotated = await run('calendar.feed_rotate', 'feedy');
     expect(rotated.content).toContain('the previous one no longer works');
     const fresh = rotated.content.split('\n')[0]!;
     expect(fresh).not.toBe(url);

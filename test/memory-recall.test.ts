@@ -164,6 +164,19 @@ describeEachBackend('memory recall', (getDb) => {
     expect((await searchMemories(getDb(), user, { query: 'Ana flat Porto' })).results).toHaveLength(1);
   });
 
+  it('finds an irregular verb by its other forms (word-form groups)', async () => {
+    const user = await newUser();
+    for (const content of ['Bought a red bicycle at the market.', 'Sold the old car to a neighbour.'])
+      await saveMemory(getDb(), user, { content, category: 'context' }, { now: NOW });
+    const found = async (query: string) =>
+      (await searchMemories(getDb(), user, { query }, { touch: false, now: NOW })).results.map(
+        (hit) => hit.memory.content,
+      );
+    // "buy" shares no stem with "bought": only the word-form group connects them.
+    expect(await found('what did I buy')).toEqual(['Bought a red bicycle at the market.']);
+    expect(await found('what did I sell')).toEqual(['Sold the old car to a neighbour.']);
+  });
+
   it('ranks what the named speaker said, and what happened on the days the query names, higher', async () => {
     const user = await newUser();
     const save = (content: string) =>

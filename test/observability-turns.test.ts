@@ -1,7 +1,5 @@
-import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPACTION_JOB } from '../src/memory/index.ts';
-import { type AuthEnv, chatRoutes, createServerApp } from '../src/server/index.ts';
 import { approve, dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -165,14 +163,7 @@ describe('a turn, observed', () => {
 
 describe('the model is down', () => {
   it('POST /api/chat answers 200, status failed, saying what is wrong; ten failures raise one alert', async () => {
-    const api = new Hono<AuthEnv>();
-    api.route('/', chatRoutes({ engine: steward.runtime.engine, database: steward.db.database }));
-    const app = createServerApp({
-      database: steward.db.database,
-      logger: steward.runtime.logger,
-      config: () => steward.runtime.config.get(),
-      api,
-    });
+    const { app } = steward.runtime;
     webhook.reset();
     // Three attempts per turn (max_retries: 2): three failed turns, then one more failure and a recovery.
     for (let index = 0; index < 10; index++) fake.enqueue({ status: 503 });

@@ -95,6 +95,19 @@ describe('limits and bad input', () => {
     }
   });
 
+  it('answers a body that is not valid JSON with 400 saying so, on chat and run', async () => {
+    for (const path of ['/api/chat', '/api/run']) {
+      for (const body of ['{"text": "hi",}', '{', 'text=hi']) {
+        const response = await post(app, path, body);
+        expect(response.status).toBe(400);
+        const answer = (await response.json()) as { error: string; message: string };
+        expect(answer.error).toBe('bad_request');
+        expect(answer.message).toMatch(/^The request body is not valid JSON/);
+        expect(answer.message).not.toContain('received null');
+      }
+    }
+  });
+
   it('answers NUL bytes and lone surrogates with 400 and the reason, on chat and run', async () => {
     const nul = await post(app, '/api/chat', { text: 'buy\u0000milk' });
     expect(nul.status).toBe(400);
@@ -295,7 +308,12 @@ describe('aborted uploads', () => {
     const api = new Hono<AuthEnv>();
     api.route(
       '/',
-      voiceRoutes({ engine: steward.runtime.engine, voice: steward.runtime.voice, config: () => config }),
+      voiceRoutes({
+        engine: steward.runtime.engine,
+        database: steward.runtime.database,
+        voice: steward.runtime.voice,
+        config: () => config,
+      }),
     );
     const app = createServerApp({
       database: steward.db.database,

@@ -18,7 +18,7 @@ function skillRoot(): string {
     `---\nname: ${name}\ndescription: ${name} for tests\n${extra}---\n# ${name}\n\n## Usage\n\n${name} --x\n`;
   mkdirSync(path.join(dir, 'notes'));
   writeFileSync(path.join(dir, 'notes', 'add.md'), page('notes.add'));
-  writeFileSync(path.join(dir, 'notes', 'search.md'), page('notes.search'));
+  writeFileSync(path.join(dir, 'notes', 'search.md'), page('notes.search', 'readonly: true\n'));
   writeFileSync(path.join(dir, 'notes', 'slow.md'), page('notes.slow', 'timeout: 0.2\nconfirm: false\n'));
   writeFileSync(path.join(dir, 'notes', 'flaky.md'), page('notes.flaky', 'confirm: false\n'));
   writeFileSync(path.join(dir, 'notes', 'dump.md'), page('notes.dump', 'readonly: true\n'));

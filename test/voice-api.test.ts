@@ -1,8 +1,7 @@
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../src/logging/index.ts';
-import { type AuthEnv, chatRoutes, createServerApp, voiceRoutes } from '../src/server/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
+import { decodeOggOpus } from '../src/voice/decode-ogg.ts';
 import { type Backend, backends } from './support/db.ts';
 import {
   FAKE_ELEVENLABS_KEY,
@@ -13,7 +12,14 @@ import {
 } from './support/fake-elevenlabs.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { startTestSteward, type TestSteward } from './support/steward.ts';
-import { audioPartOf, SILENCE_OGG, SPOKEN_WORDS, VOICE_NOTE_OGG, VOICE_NOTE_WAV } from './support/voice.ts';
+import {
+  audioPartOf,
+  SILENCE_OGG,
+  SPOKEN_WORDS,
+  VOICE_NOTE_OGG,
+  VOICE_NOTE_WAV,
+  VOICE_NOTE_WEBM,
+} from './support/voice.ts';
 
 // Each test waits for real HTTP round trips through a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
@@ -40,18 +46,8 @@ voice:
 `,
   });
   const { runtime } = steward;
-  const api = new Hono<AuthEnv>();
-  api.route('/', chatRoutes({ engine: runtime.engine, database: runtime.database }));
-  api.route(
-    '/',
-    voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => runtime.config.get() }),
-  );
-  const app = createServerApp({
-    database: runtime.database,
-    logger: silentLogger(),
-    config: () => runtime.config.get(),
-    api,
-  });
+  // The app `steward start` serves, built by the same root.
+  const { app } = runtime;
   return { steward, app };
 }
 
@@ -117,6 +113,22 @@ for (const backend of backends()) {
       llm.assertDone();
     });
 
+    it("transcribes a browser's MediaRecorder upload (Opus in WebM), passing the speech on as Ogg/Opus", async () => {
+      const before = llm.chatRequests.length;
+      llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
+      const form = new FormData();
+      form.set('audio', new Blob([VOICE_NOTE_WEBM], { type: 'audio/webm;codecs=opus' }), 'recording.webm');
+      const response = await app.request('/api/voice', { method: 'POST', headers: auth(), body: form });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ transcript: SPOKEN_WORDS, reply: ANSWER });
+      const part = audioPartOf(llm.chatRequests[before]!)!;
+      expect(part.format).toBe('ogg');
+      const decoded = await decodeOggOpus(Buffer.from(part.data, 'base64'));
+      expect(decoded.seconds).toBeGreaterThan(2.5);
+      expect(decoded.seconds).toBeLessThan(3.5);
+      llm.assertDone();
+    });
+
     it('takes a multipart upload (WAV), and its audio URL expires after 10 minutes', async () => {
       const before = llm.chatRequests.length;
       llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
@@ -156,8 +168,13 @@ for (const backend of backends()) {
       expect(damaged.status).toBe(400);
       expect(((await damaged.json()) as { message: string }).message).toMatch(/damaged|cut off/);
       const webm = await postAudio(Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 1, 2, 3, 4]), 'audio/webm');
-      expect(webm.status).toBe(415);
-      expect(((await webm.json()) as { message: string }).message).toContain('WebM');
+      expect(webm.status).toBe(400);
+      expect(((await webm.json()) as { message: string }).message).toMatch(
+        /not valid WebM .*damaged or cut off/,
+      );
+      const mp4 = await postAudio(Buffer.from('\0\0\0\x18ftypM4A \0\0\0\0'), 'audio/mp4');
+      expect(mp4.status).toBe(415);
+      expect(((await mp4.json()) as { message: string }).message).toContain('MP4/M4A');
       const text = await postAudio('hello', 'text/plain');
       expect(text.status).toBe(415);
       const huge = await postAudio(new Uint8Array(300_000), 'audio/wav');
@@ -238,6 +255,22 @@ describe('voice notes for a model that takes only WAV or MP3', () => {
     expect(wav.subarray(0, 4).toString('latin1')).toBe('RIFF');
     // 16 kHz mono 16-bit: about 2.9 s of speech.
     const seconds = (wav.length - 44) / 32_000;
+    expect(seconds).toBeGreaterThan(2.5);
+    expect(seconds).toBeLessThan(3.5);
+    llm.assertDone();
+  });
+
+  it('decodes a WebM recording to WAV in-process before sending it', async () => {
+    llm.enqueue({ text: SPOKEN_WORDS }, { text: ANSWER });
+    const response = await app.request('/api/voice', {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'audio/webm' },
+      body: VOICE_NOTE_WEBM,
+    });
+    expect(response.status).toBe(200);
+    const part = audioPartOf(llm.chatRequests.at(-2)!)!;
+    expect(part.format).toBe('wav');
+    const seconds = (Buffer.from(part.data, 'base64').length - 44) / 32_000;
     expect(seconds).toBeGreaterThan(2.5);
     expect(seconds).toBeLessThan(3.5);
     llm.assertDone();

@@ -125,6 +125,7 @@ for (const backend of backends()) {
       const app = webRoutes({
         database: steward.runtime.database,
         engine: steward.runtime.engine,
+        llm: steward.runtime.llm,
         turnEvents: steward.runtime.turnEvents,
         config: () => steward.runtime.config.get(),
         skills: () => steward.runtime.skills.snapshot(),

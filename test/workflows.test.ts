@@ -345,5 +345,35 @@ for (const backend of backends()) {
       expect(told).toHaveLength(1);
       expect(told[0]).toMatch(/^Reminder: a task is due:\n- File taxes \[t_[0-9a-z]{8}\] — due 2026-04-02$/);
     });
+
+    it('lets a paused schedule’s times pass unrun until it is resumed, for its own user only', async () => {
+      const scheduled = async () =>
+        (await runs('workflows.morning_plan')).filter((row) => row.trigger !== 'manual').length;
+      const before = await scheduled();
+      expect(await runtime.workflows.setPaused('morning_plan', 'bob', true)).toEqual({
+        problem: 'No schedule "morning_plan" for user bob.',
+      });
+      expect(await runtime.workflows.setPaused('morning_plan', 'ana', true)).toEqual({
+        skill: 'workflows.morning_plan',
+      });
+      expect(
+        (await runtime.workflows.list('ana')).find((view) => view.name === 'morning_plan'),
+      ).toMatchObject({
+        paused: true,
+        next_run: null,
+      });
+      clock = new Date('2026-04-03T07:00:01Z'); // 09:00:01 in Berlin
+      await runtime.workflows.tick();
+      await drain();
+      expect(await scheduled()).toBe(before);
+      await runtime.workflows.setPaused('workflows.morning_plan', 'ana', false);
+      clock = new Date('2026-04-04T07:00:01Z');
+      await runtime.workflows.tick();
+      agentReplies.push('Resumed and run.');
+      await drain();
+      const rows = (await runs('workflows.morning_plan')).filter((row) => row.trigger !== 'manual');
+      expect(rows).toHaveLength(before + 1);
+      expect(new Date(rows.at(-1)!.scheduled_for).toISOString()).toBe('2026-04-04T07:00:00.000Z');
+    });
   });
 }

@@ -1,3 +1,12 @@
+export {
+  type ConverseDeps,
+  type Conversed,
+  converse,
+  type Exchange,
+  type Message,
+  type MessageOptions,
+  turnOutcome,
+} from './converse.ts';
 export type { TurnEvent } from './events.ts';
 export {
   type Receipt,

@@ -1,5 +1,6 @@
 import type { ChannelMode } from '../config/index.ts';
 import { EXTERNAL_CONTENT_RULE, fenceExternal, type SkillSnapshot } from '../skills/index.ts';
+import { localDay, localTime, wallClock } from '../time/index.ts';
 
 const COMMAND_SYNTAX = `Command syntax: skill.name --flag value --flag2 "text with spaces" --switch --list a b.
 Quote text with spaces. Dates: YYYY-MM-DD, today, tomorrow or a weekday.`;
@@ -87,34 +88,18 @@ export function subAgentBrief(brief: SubAgentBrief): string {
   return parts.join('\n\n');
 }
 
-/** One formatter per time zone: building an Intl.DateTimeFormat costs more than formatting. */
-const nowFormats = new Map<string, Intl.DateTimeFormat>();
-
-function nowFormat(timezone: string): Intl.DateTimeFormat {
-  let format = nowFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: timezone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      weekday: 'long',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    if (nowFormats.size >= 1_000) nowFormats.clear();
-    nowFormats.set(timezone, format);
-  }
-  return format;
-}
+const WEEKDAYS: Record<string, string> = {
+  Mon: 'Monday',
+  Tue: 'Tuesday',
+  Wed: 'Wednesday',
+  Thu: 'Thursday',
+  Fri: 'Friday',
+  Sat: 'Saturday',
+  Sun: 'Sunday',
+};
 
 /** "2026-11-22 (Sunday) 20:15 Europe/Berlin" in the user's time zone. */
 export function describeNow(now: Date, timezone: string): string {
-  const parts = Object.fromEntries(
-    nowFormat(timezone)
-      .formatToParts(now)
-      .map((part) => [part.type, part.value]),
-  );
-  return `${parts.year}-${parts.month}-${parts.day} (${parts.weekday}) ${parts.hour}:${parts.minute} ${timezone}`;
+  const weekday = WEEKDAYS[wallClock(now, timezone).weekday];
+  return `${localDay(now, timezone)} (${weekday}) ${localTime(now, timezone)} ${timezone}`;
 }

@@ -41,6 +41,8 @@ const LINE_CHANNELS: ReadonlySet<string> = new Set([
   'googlechat',
   'discord',
   'matrix',
+  'signal',
+  'email',
   'web',
   'cli',
   'scheduled',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
-import type { Database } from '../db/index.ts';
-import { StewardError } from '../errors.ts';
+import { type Database, KeyedLock } from '../db/index.ts';
+import { RefusedError } from '../errors.ts';
 import { emptyUsage, type LlmClient } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
 import {
@@ -104,7 +104,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Runs turns. A message is stored as a queued turn before anything else (de-duplicated by
  * channel message id); turns of one conversation run one at a time, in order, across every
- * instance on the database (an in-process queue plus a Postgres advisory lock); a turn sees
+ * instance on the database (a KeyedLock on `conversation:<id>`); a turn sees
  * only the turns completed before it. Whoever takes a conversation first recovers turns that
  * a dead instance left behind, once and in order.
  */
@@ -112,29 +112,30 @@ export class TurnEngine {
   readonly instanceId: string;
   readonly #deps: EngineDeps;
   readonly #now: () => Date;
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** Each conversation's turns one at a time, in order, on every instance. */
+  readonly #locks: KeyedLock;
   readonly #active = new Set<Promise<unknown>>();
   readonly #stopping = new AbortController();
   #registered: Promise<void> | null = null;
   #accepting = true;
-  #sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
     this.instanceId = deps.instanceId ?? randomUUID();
+    this.#locks = new KeyedLock(deps.database);
   }
 
   /** Handles one user message end to end. Throws only for bad input or while shutting down. */
   async handle(input: TurnInput): Promise<TurnOutcome> {
     if (!this.#accepting) {
-      throw new StewardError(
+      throw new RefusedError(
         'shutting_down',
         'Steward is shutting down; send the message again in a moment.',
       );
     }
     const problem = messageProblem(input.text, this.#deps.config().limits.max_message_chars);
-    if (problem) throw new StewardError('invalid_message', problem);
+    if (problem) throw new RefusedError('invalid_message', problem);
     return this.#track(this.#handle(input));
   }
 
@@ -173,17 +174,15 @@ export class TurnEngine {
    */
   async appendNote(note: { userId: string; conversationId: string; text: string }): Promise<number> {
     return this.#track(
-      this.#enqueue(note.conversationId, () =>
-        this.#deps.database.withAdvisoryLock(lockKey(note.conversationId), async () => {
-          const stored = await appendMessage(this.#deps.database, {
-            conversationId: note.conversationId,
-            userId: note.userId,
-            role: 'assistant',
-            content: note.text,
-          });
-          return stored.id;
-        }),
-      ),
+      this.#locks.run(lockKey(note.conversationId), async () => {
+        const stored = await appendMessage(this.#deps.database, {
+          conversationId: note.conversationId,
+          userId: note.userId,
+          role: 'assistant',
+          content: note.text,
+        });
+        return stored.id;
+      }),
     );
   }
 
@@ -208,11 +207,9 @@ export class TurnEngine {
       if (open.owner && (await database.instanceAlive(open.owner))) continue;
       done.add(open.conversationId);
       const result = await this.#track(
-        this.#enqueue(open.conversationId, () =>
-          database.tryAdvisoryLock(lockKey(open.conversationId), () =>
-            this.#recoverBefore(open.conversationId, Number.MAX_SAFE_INTEGER, null).then(
-              (result) => result.recovered,
-            ),
+        this.#locks.tryRun(lockKey(open.conversationId), () =>
+          this.#recoverBefore(open.conversationId, Number.MAX_SAFE_INTEGER, null).then(
+            (result) => result.recovered,
           ),
         ),
       );
@@ -222,15 +219,9 @@ export class TurnEngine {
     return recovered;
   }
 
-  /** Recovers orphaned turns now and then every `intervalMs` (long-running processes). */
-  startSweeps(intervalMs = 30_000): void {
-    const sweep = () =>
-      this.recoverInterrupted().catch((error) =>
-        this.#deps.logger.error({ err: error }, 'recovering interrupted turns failed'),
-      );
-    void sweep();
-    this.#sweepTimer = setInterval(sweep, intervalMs);
-    this.#sweepTimer.unref();
+  /** False once `shutdown` began: no new turn starts, and the recovery sweep leaves turns alone. */
+  get accepting(): boolean {
+    return this.#accepting;
   }
 
   /**
@@ -239,7 +230,6 @@ export class TurnEngine {
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#accepting = false;
-    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     const deadline = setTimeout(() => this.#stopping.abort(new Error('shutting down')), graceMs);
     try {
       await this.drain();
@@ -263,17 +253,6 @@ export class TurnEngine {
     return work;
   }
 
-  #enqueue<T>(key: string, run: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(key) ?? Promise.resolve();
-    const result = previous.then(run, run);
-    const tail = result.catch(() => undefined);
-    this.#queues.set(key, tail);
-    void tail.then(() => {
-      if (this.#queues.get(key) === tail) this.#queues.delete(key);
-    });
-    return result;
-  }
-
   /**
    * `conversation` is the row read when the turn was queued: its summary and the point it was
    * folded through always change together, so the pair stays a consistent context even if
@@ -286,31 +265,29 @@ export class TurnEngine {
     conversation?: Conversation,
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
-    return this.#enqueue(turn.conversationId, () =>
-      database.withAdvisoryLock(lockKey(turn.conversationId), async () => {
-        const { own, recovered, latestEnded } = await this.#recoverBefore(
-          turn.conversationId,
-          turn.seq,
-          turn.id,
-        );
-        // Still open (the usual case): the row just read is current; otherwise read how it ended.
-        let current = own ?? (await getTurn(database, turn.id))!;
-        if (current.status === 'running' && current.owner !== this.instanceId) {
-          // Its instance died while running it (we hold the lock, so it is not running now).
-          await recoverOrphanedTurn(database, current, this.#linesFor(current.channel));
-          current = (await getTurn(database, turn.id))!;
-        }
-        if (current.status !== 'queued') return this.#storedOutcome(current, true);
-        return this.#start(current, user, input.emit ?? noEmit, input.signal, {
-          voice: input.voice ?? false,
-          mission: input.mission,
-          receipts: input.receipts,
-          conversation,
-          // Turns recovered just now ended after that read.
-          latestEnded: recovered === 0 ? latestEnded : undefined,
-        });
-      }),
-    );
+    return this.#locks.run(lockKey(turn.conversationId), async () => {
+      const { own, recovered, latestEnded } = await this.#recoverBefore(
+        turn.conversationId,
+        turn.seq,
+        turn.id,
+      );
+      // Still open (the usual case): the row just read is current; otherwise read how it ended.
+      let current = own ?? (await getTurn(database, turn.id))!;
+      if (current.status === 'running' && current.owner !== this.instanceId) {
+        // Its instance died while running it (we hold the lock, so it is not running now).
+        await recoverOrphanedTurn(database, current, this.#linesFor(current.channel));
+        current = (await getTurn(database, turn.id))!;
+      }
+      if (current.status !== 'queued') return this.#storedOutcome(current, true);
+      return this.#start(current, user, input.emit ?? noEmit, input.signal, {
+        voice: input.voice ?? false,
+        mission: input.mission,
+        receipts: input.receipts,
+        conversation,
+        // Turns recovered just now ended after that read.
+        latestEnded: recovered === 0 ? latestEnded : undefined,
+      });
+    });
   }
 
   /**
@@ -371,7 +348,7 @@ export class TurnEngine {
     const conversation =
       known.conversation ?? (await getConversation(database, user.id, turn.conversationId));
     if (!conversation)
-      throw new StewardError('conversation_not_found', `No conversation ${turn.conversationId}.`);
+      throw new RefusedError('conversation_not_found', `No conversation ${turn.conversationId}.`);
     // Everything the turn reads of its conversation, loaded once (we hold its lock).
     const stored = await recentMessages(database, conversation.id, {
       limit: 400,
@@ -412,7 +389,7 @@ export class TurnEngine {
       const current = (await getTurn(database, turn.id))!;
       if (TERMINAL.has(current.status)) return this.#storedOutcome(current, true);
       if (current.owner === this.instanceId) {
-        const queue = this.#queues.get(current.conversationId);
+        const queue = this.#locks.pending(lockKey(current.conversationId));
         if (queue) await queue;
         else await sleep(25);
       } else if (current.owner && (await database.instanceAlive(current.owner))) {
@@ -442,7 +419,7 @@ export class TurnEngine {
     if (input.conversationId) {
       const found = await getConversation(database, user.id, input.conversationId);
       if (!found) {
-        throw new StewardError(
+        throw new RefusedError(
           'conversation_not_found',
           `No conversation ${input.conversationId} for user ${user.id}.`,
         );

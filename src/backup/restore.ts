@@ -12,7 +12,7 @@ import {
   type Queryable,
   type Transaction,
 } from '../db/index.ts';
-import { errorMessage, StewardError } from '../errors.ts';
+import { type ErrorCode, errorMessage, StewardError } from '../errors.ts';
 import { extractArchive } from './archive-reader.ts';
 import { backupsDir, filesRoot } from './backup.ts';
 import { backupStamp, writeBackupFile } from './backup-files.ts';
@@ -51,7 +51,7 @@ export type RestoreReport = {
   replaced: string | null;
 };
 
-const refuse = (code: string, message: string) => new StewardError(code, message);
+const refuse = (code: ErrorCode, message: string) => new StewardError(code, message);
 
 /**
  * Restores an archive written by writeBackup into an empty data dir (and its embedded database)

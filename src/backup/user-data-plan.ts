@@ -17,7 +17,7 @@ export const SHARED_TABLES: Readonly<Record<string, string>> = {
   steward_migrations: 'the schema version',
   skill_circuit_breakers: "each skill's health, for everyone",
   webhook_rejections: 'counts of refused webhooks per channel and reason',
-  channel_cursors: "where Discord's and Matrix's event streams were read to",
+  channel_cursors: "where Discord's and Matrix's event streams and the email channel's inbox were read to",
 };
 
 /**

@@ -6,7 +6,6 @@ import type { ChannelName } from './types.ts';
 
 export const INBOUND_JOB = 'channels.inbound';
 
-const SWEEP_EVERY_MS = 30_000;
 const SWEEP_AGE_MS = 20_000;
 /** How long a queued, unstarted job is trusted to cover a chat's next messages. */
 const QUEUED_JOB_COVERS_MS = 1_000;
@@ -17,7 +16,7 @@ type Chat = { channel: ChannelName; chatId: string };
  * Queues the processing job of chats with new messages, off the webhook's path: coalesced
  * per chat (a job this process queued and has not started yet covers the chat's next
  * messages), and a sweep for messages whose job was never queued (a process that died right
- * after storing one), at start and every 30 s.
+ * after storing one): at start, then as part of the process's one recovery sweep.
  */
 export class ChatDispatcher {
   readonly #deps: { database: Database; jobs: JobQueue; logger: Logger; now: () => Date };
@@ -25,7 +24,6 @@ export class ChatDispatcher {
   /** Chats whose job this process queued and has not started, by when. */
   readonly #queued = new Map<string, number>();
   #draining: Promise<void> | null = null;
-  #timer: NodeJS.Timeout | null = null;
 
   constructor(deps: { database: Database; jobs: JobQueue; logger: Logger; now: () => Date }) {
     this.#deps = deps;
@@ -33,17 +31,15 @@ export class ChatDispatcher {
 
   async start(): Promise<void> {
     await this.sweep(null);
-    this.#timer ??= setInterval(
-      () => void this.sweep(new Date(this.#deps.now().getTime() - SWEEP_AGE_MS)),
-      SWEEP_EVERY_MS,
-    );
-    this.#timer.unref();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
     while (this.#draining) await this.#draining;
+  }
+
+  /** Queues chats with messages open for a while (their job was lost); the recovery sweep calls it. */
+  sweepStale(): Promise<void> {
+    return this.sweep(new Date(this.#deps.now().getTime() - SWEEP_AGE_MS));
   }
 
   /** Queues the chat's job soon (unless a queued job will cover it). */

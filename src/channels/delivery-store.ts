@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import type { DeliveryAttempt, DeliveryReceipt, DeliveryStatus } from '../workflows/index.ts';
 
 /** What a delivery carries: a workflow run's output, a task reminder, an alert, a notice (a missed run). */
 export type DeliverySource = 'workflow' | 'reminder' | 'alert' | 'notice';
@@ -8,33 +9,6 @@ export type DeliverySource = 'workflow' | 'reminder' | 'alert' | 'notice';
  * the conversation of a user with no channel); `ambiguous`: a send's outcome is unknown — it may
  * have arrived; `failed`: no channel took it (it waits in the dashboard inbox).
  */
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'ambiguous';
-
-/** One channel tried, in order. */
-export type DeliveryAttempt = {
-  channel: string;
-  chat_id: string | null;
-  status: 'pending' | 'delivered' | 'failed' | 'ambiguous';
-  error: string | null;
-  at: string;
-};
-
-/** Where a delivery went and whether it arrived (the receipt `steward schedules` and the dashboard show). */
-export type DeliveryReceipt = {
-  id: string;
-  source: string;
-  status: DeliveryStatus;
-  /** Where it is being sent or where it ended: a channel, `conversation`, or `inbox`. */
-  channel: string | null;
-  /** It arrived on a channel other than the first one tried. */
-  fallback: boolean;
-  /** A copy waits in the user's dashboard inbox (nothing arrived, or the outcome is unknown). */
-  inbox: boolean;
-  attempts: DeliveryAttempt[];
-  created_at: string;
-  settled_at: string | null;
-};
-
 export type DeliveryRow = {
   id: string;
   userId: string;
@@ -89,6 +63,7 @@ const toReceipt = (row: Row): DeliveryReceipt => {
     fallback: row.status === 'delivered' && attempts.length > 1,
     inbox: row.in_inbox ?? false,
     attempts,
+    text: row.text,
     created_at: iso(row.created_at)!,
     settled_at: iso(row.settled_at),
   };
@@ -295,3 +270,5 @@ export function deliverySummary(receipt: DeliveryReceipt): string {
       return `failed on ${failed.join(', ') || 'every channel'}; kept in the dashboard inbox`;
   }
 }
+
+export type { DeliveryAttempt, DeliveryReceipt, DeliveryStatus };

@@ -1,10 +1,10 @@
-import type { TurnEngine } from '../agents/index.ts';
+import { converse, type TurnEngine } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import type { Database, Queryable } from '../db/index.ts';
-import { StewardError } from '../errors.ts';
+import { type Database, KeyedLock, type Queryable } from '../db/index.ts';
+import { RefusedError, StewardError } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
-import { createConversation, latestUserConversation } from '../memory/index.ts';
+import { latestUserConversation } from '../memory/index.ts';
 import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { ensureUser, getUser, linkIdentity, listIdentities, noteIdentityActivity } from '../users/index.ts';
 import type { VoiceService } from '../voice/index.ts';
@@ -13,10 +13,15 @@ import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
 import { type Delivery, DeliveryRouter, type DeliveryTrouble } from './delivery-router.ts';
 import type { DeliverySource } from './delivery-store.ts';
 import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
-import { KeyedQueue } from './keyed-queue.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
-import { claimPairing, type PairingRequest, pairingCodeFor, settlePairingsOf } from './pairing.ts';
+import {
+  claimPairing,
+  type PairingRequest,
+  pairingCodeFor,
+  pairingOffered,
+  settlePairingsOf,
+} from './pairing.ts';
 import { replyParts, typingIndicator } from './reply-parts.ts';
 import { type ChannelStatus, channelsStatus } from './status.ts';
 import {
@@ -68,7 +73,7 @@ export class Gateway implements GatewayPort {
   readonly sender: OutboxSender;
   readonly #deps: GatewayDeps;
   readonly #adapters: Map<ChannelName, ChannelAdapter>;
-  readonly #chats = new KeyedQueue();
+  readonly #chats: KeyedLock;
   readonly #processing = new Set<Promise<unknown>>();
   readonly #rateLimiter: InboundRateLimiter;
   readonly #now: () => Date;
@@ -79,6 +84,7 @@ export class Gateway implements GatewayPort {
   constructor(deps: GatewayDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#chats = new KeyedLock(deps.database);
     this.#rateLimiter = new InboundRateLimiter(deps.database, () => deps.config().limits);
     this.#adapters = new Map(deps.adapters.map((adapter) => [adapter.name, adapter]));
     this.#dispatcher = new ChatDispatcher({
@@ -175,6 +181,11 @@ export class Gateway implements GatewayPort {
     }
   }
 
+  /** Queues the processing of stored messages whose job was lost (part of the recovery sweep). */
+  sweep(): Promise<void> {
+    return this.#dispatcher.sweepStale();
+  }
+
   /**
    * Stops the channels. Chats being processed get up to 5 s to store their replies, and the
    * outbox up to 5 s to send what is due, so a reply of a turn that finished while Steward was
@@ -219,17 +230,15 @@ export class Gateway implements GatewayPort {
   async processChat(channel: ChannelName, chatId: string): Promise<void> {
     const { database } = this.#deps;
     const key = `${channel}:${chatId}`;
-    const work = this.#chats.run(key, () =>
-      database.withAdvisoryLock(`channel-chat:${key}`, async () => {
-        // From here on a new message of this chat needs a new job (unless this loop sees it).
-        this.#dispatcher.started(channel, chatId);
-        for (let round = 0; round < 100; round++) {
-          const open = await openInboundOfChat(database, channel, chatId);
-          if (open.length === 0) break;
-          for (const message of open) await this.#processOne(message);
-        }
-      }),
-    );
+    const work = this.#chats.run(`channel-chat:${key}`, async () => {
+      // From here on a new message of this chat needs a new job (unless this loop sees it).
+      this.#dispatcher.started(channel, chatId);
+      for (let round = 0; round < 100; round++) {
+        const open = await openInboundOfChat(database, channel, chatId);
+        if (open.length === 0) break;
+        for (const message of open) await this.#processOne(message);
+      }
+    });
     this.#processing.add(work);
     try {
       await work;
@@ -253,7 +262,15 @@ export class Gateway implements GatewayPort {
     }
     const userId = await resolveSender(database, message, this.#deps.config().channels.allow);
     if (!userId) {
+      const once = this.#adapters.get(message.channel)?.capabilities.pairingReplyOnce === true;
+      const toldBefore = once && (await pairingOffered(database, message.channel, message.senderId));
       const { request } = await pairingCodeFor(database, message, this.#now());
+      if (toldBefore) {
+        // Told once already: silence (a code made now waits in `steward pairing list`).
+        logger.info({ channel: message.channel }, 'unknown sender wrote again: not answered');
+        await markInbound(database, message.id, { status: 'pairing', userId: null });
+        return;
+      }
       logger.info({ channel: message.channel, code: request.code }, 'unknown sender: pairing code sent');
       await this.#reply(message, null, pairingText(request), 'pairing', 'pairing');
       return;
@@ -268,14 +285,10 @@ export class Gateway implements GatewayPort {
     const name = command?.[1]?.toLowerCase();
     if (name === 'start' || name === 'help')
       return this.#reply(message, userId, name === 'start' ? GREETING_TEXT : HELP_TEXT);
-    if (name === 'new' && !command?.[2]?.trim()) {
-      await createConversation(database, userId, message.channel);
-      return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
-    }
     if (name === 'transcript') {
       return this.#reply(message, userId, await lastTranscriptText(database, message));
     }
-    let text = name === 'new' ? command![2]!.trim() : message.text;
+    let text = message.text;
     const spoken = message.kind === 'voice';
     if (spoken) {
       const heard = await hearVoiceNote(
@@ -290,15 +303,26 @@ export class Gateway implements GatewayPort {
     await markInbound(database, message.id, { status: 'processing', userId });
     const typing = typingIndicator(this.#adapters.get(message.channel), message, this.#deps.logger);
     try {
-      const outcome = await this.#deps.engine.handle({
-        userId,
-        text,
-        channel: message.channel,
-        channelMessageId: message.channelMessageId,
-        newConversation: name === 'new',
-        voice: spoken,
-        emit: typing.emit,
-      });
+      const exchange = await converse(
+        { engine: this.#deps.engine, database },
+        {
+          userId,
+          surface: message.channel,
+          text,
+          options: {
+            channelMessageId: message.channelMessageId,
+            voice: spoken,
+            // `/new` starts over; `/new <text>` asks in a new conversation.
+            commands: message.kind === 'command',
+            // Counted at the webhook, before the message was stored: a stored message is answered.
+            admitted: true,
+            observe: typing.emit,
+          },
+        },
+      );
+      const conversed = await exchange.result;
+      if (conversed.kind === 'new_conversation') return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
+      const { outcome } = conversed;
       if (outcome.duplicate && (outcome.status as string) === 'running') {
         // Another worker is still running this turn (or its crash is not yet recovered): retry later.
         throw new StewardError(
@@ -316,7 +340,7 @@ export class Gateway implements GatewayPort {
       );
     } catch (error) {
       // A message the engine refuses (too long, unreadable) gets the reason; anything else retries.
-      if (error instanceof StewardError && error.code === 'invalid_message') {
+      if (error instanceof RefusedError && error.code === 'invalid_message') {
         return this.#reply(message, userId, error.message);
       }
       throw error;

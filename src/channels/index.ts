@@ -1,6 +1,5 @@
 export { channelApiRoutes, parseIdentity } from './api-routes.ts';
 export { INBOUND_JOB } from './chat-dispatcher.ts';
-export { deliver, setActiveGateway } from './deliver.ts';
 export type { DeliveryTrouble } from './delivery-router.ts';
 export {
   type DeliveryAttempt,
@@ -15,6 +14,7 @@ export {
   recentDeliveries,
   unreadInboxCount,
 } from './delivery-store.ts';
+export { FailureLimiter } from './failure-limiter.ts';
 export {
   type Delivery,
   Gateway,

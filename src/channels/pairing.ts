@@ -103,6 +103,15 @@ export async function pairingCodeFor(
   }
 }
 
+/** Whether this sender was ever given a pairing code on this channel. */
+export async function pairingOffered(db: Queryable, channel: string, senderId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM pairing_codes WHERE channel = $1 AND sender_id = $2 LIMIT 1', [
+    channel,
+    senderId,
+  ]);
+  return rows.length > 0;
+}
+
 /** Pending codes that have not expired, oldest first. */
 export async function pendingPairings(db: Queryable, now: Date): Promise<PairingRequest[]> {
   const rows = await db.query<Row>(

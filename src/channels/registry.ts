@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Queryable } from '../db/index.ts';
+import { parseAddress } from '../integrations/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { senderAdmitted } from './access.ts';
 import { channelCursors, memoryCursors } from './cursor-store.ts';
@@ -7,7 +8,7 @@ import type { ChannelAdapter, ChannelName } from './types.ts';
 
 /**
  * The route each webhook channel's platform must be told about, under STEWARD_PUBLIC_URL
- * (Discord and Matrix reach out for their events and have none).
+ * (Discord, Matrix, Signal and email reach out for their events and have none).
  */
 export const WEBHOOK_PATHS: Partial<Record<ChannelName, string>> = {
   telegram: '/webhooks/telegram',
@@ -35,6 +36,8 @@ export const CHANNEL_SETUP: Record<ChannelName, string> = {
   googlechat: 'set GOOGLE_CHAT_PROJECT_NUMBER (and GOOGLE_CHAT_SERVICE_ACCOUNT for replies after 25 s)',
   discord: 'set DISCORD_BOT_TOKEN (and turn on the Message Content intent for the bot)',
   matrix: 'set MATRIX_HOMESERVER_URL, MATRIX_ACCESS_TOKEN and MATRIX_USER_ID',
+  signal: 'set SIGNAL_CLI_URL (a signal-cli REST API you run) and SIGNAL_NUMBER',
+  email: 'set EMAIL_CHANNEL=on with EMAIL_IMAP_URL, EMAIL_SMTP_URL and EMAIL_FROM',
 };
 
 /** Settings that contradict each other or lack a partner, each with what to set. */
@@ -80,6 +83,31 @@ export function channelConfigProblems(config: ResolvedConfig): Partial<Record<Ch
     .map(([name]) => name);
   if (matrixMissing.length > 0 && matrixMissing.length < 3)
     add('matrix', `Matrix is partly configured: set ${matrixMissing.join(', ')}`);
+  const { signal } = config.channels;
+  if (Boolean(signal.cli_url) !== Boolean(signal.number)) {
+    add(
+      'signal',
+      signal.cli_url
+        ? 'SIGNAL_CLI_URL is set without SIGNAL_NUMBER: set the number registered in signal-cli (+4915…)'
+        : 'SIGNAL_NUMBER is set without SIGNAL_CLI_URL: set the URL of your signal-cli REST API (http://127.0.0.1:8080)',
+    );
+  }
+  if (config.channels.email === 'on') {
+    const emailMissing = Object.entries({
+      EMAIL_IMAP_URL: config.email.imap_url,
+      EMAIL_SMTP_URL: config.email.smtp_url,
+      EMAIL_FROM: config.email.from,
+    })
+      .filter(([, value]) => !value)
+      .map(([name]) => name);
+    if (emailMissing.length > 0)
+      add('email', `EMAIL_CHANNEL=on needs ${emailMissing.join(', ')}: set the assistant's mailbox`);
+    else if (!parseAddress(config.email.from ?? ''))
+      add(
+        'email',
+        'EMAIL_FROM is not an address: write addr or Name <addr>, e.g. Steward <steward@example.com>',
+      );
+  }
   if (!googlechat.project_number && googlechat.service_account) {
     add(
       'googlechat',
@@ -109,7 +137,7 @@ export async function createChannelAdapters(
   logger: Logger,
   services: ChannelServices = {},
 ): Promise<{ adapters: ChannelAdapter[]; problems: Partial<Record<ChannelName, string[]>> }> {
-  const { telegram, slack, whatsapp, googlechat, discord, matrix } = config.channels;
+  const { telegram, slack, whatsapp, googlechat, discord, matrix, signal } = config.channels;
   const cursors = (channel: ChannelName) =>
     services.database ? channelCursors(services.database, channel) : memoryCursors();
   const candidates: Array<ChannelAdapter | null> = [];
@@ -144,6 +172,14 @@ export async function createChannelAdapters(
           database ? senderAdmitted(database, 'matrix', senderId, allow()) : Promise.resolve(false),
       }),
     );
+  }
+  if (signal.cli_url && signal.number) {
+    const { signalFromConfig } = await import('./signal/signal-adapter.ts');
+    candidates.push(signalFromConfig(config.channels, logger));
+  }
+  if (config.channels.email === 'on') {
+    const { emailFromConfig } = await import('./email/email-adapter.ts');
+    candidates.push(emailFromConfig(config, logger, cursors('email')));
   }
   const adapters = candidates.filter((adapter): adapter is ChannelAdapter => adapter !== null);
   const problems = channelConfigProblems(config);

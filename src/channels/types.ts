@@ -1,6 +1,15 @@
 import type { Hono } from 'hono';
 
-export const CHANNEL_NAMES = ['telegram', 'slack', 'whatsapp', 'googlechat', 'discord', 'matrix'] as const;
+export const CHANNEL_NAMES = [
+  'telegram',
+  'slack',
+  'whatsapp',
+  'googlechat',
+  'discord',
+  'matrix',
+  'signal',
+  'email',
+] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** How a channel's messages arrive (see ChannelAdapter.mode). */
@@ -14,6 +23,11 @@ export type ChannelCapabilities = {
   maxLength: number;
   voice: boolean;
   attachments: boolean;
+  /**
+   * A stranger is told their pairing code once, never again however often they write (email,
+   * where answering every message could feed a loop). Default: the code is repeated.
+   */
+  pairingReplyOnce?: boolean;
 };
 
 /** Anything a channel needs to reply in the right place (thread, quoted message, group). */
@@ -22,6 +36,9 @@ export type ChatMeta = {
   replyToMessageId?: string;
   /** The chat is a group or channel (not a one-to-one conversation). */
   group?: boolean;
+  /** Email: the thread's subject, and its Message-ID chain (`References`) up to the message answered. */
+  subject?: string;
+  references?: string[];
 };
 
 /** A platform's reference to a voice note, to download it when the message is processed. */

@@ -11,12 +11,11 @@ import {
   pendingPairings,
 } from '../channels/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { openDatabase } from '../db/index.ts';
 import { silentLogger } from '../logging/index.ts';
 import { createRuntime } from '../runtime.ts';
 import { getUser, setPrimaryChannel, userIdProblem } from '../users/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE, stewardInvocation } from './common.ts';
-import { remoteServer } from './remote.ts';
+import { callServer, remoteServer, withDatabase } from './remote.ts';
 
 /* `steward channels`, `steward pairing list|approve`, `steward users link`: through the server's
    API when one owns the embedded data dir, else on the database directly. */
@@ -28,29 +27,7 @@ async function remoteCall<T>(
   body?: object,
 ): Promise<T | null> {
   const remote = remoteServer(config);
-  if (!remote) return null;
-  const response = await fetch(`${remote.url}/api${path}`, {
-    method,
-    headers: remote.headers,
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const answer = (await response.json().catch(() => ({}))) as T & { message?: string };
-  if (!response.ok)
-    throw new CliExit(EXIT_ERROR, `steward: ${answer.message ?? `the server answered ${response.status}`}`);
-  return answer;
-}
-
-async function withDatabase<T>(
-  config: ResolvedConfig,
-  fn: (database: Awaited<ReturnType<typeof openDatabase>>['database']) => Promise<T>,
-): Promise<T> {
-  const { database, lock } = await openDatabase(config);
-  try {
-    return await fn(database);
-  } finally {
-    await database.close();
-    lock?.release();
-  }
+  return remote ? callServer<T>(remote, 'steward', method, `/api${path}`, body) : null;
 }
 
 const when = (value: Date | string | null) =>

@@ -1,9 +1,10 @@
 import { createInterface } from 'node:readline/promises';
-import { type ReceiptJson, receiptsJson, type TurnEvent } from '../agents/index.ts';
+import { converse, type ReceiptJson, receiptsJson, type TurnEvent, turnOutcome } from '../agents/index.ts';
 import type { ChannelMode, ResolvedConfig } from '../config/index.ts';
 import type { Usage } from '../llm/index.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { userIdProblem } from '../users/index.ts';
+import { chatLog } from './chat-log.ts';
 import { afterStream } from './chat-output.ts';
 import { ChatProgress } from './chat-progress.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
@@ -61,6 +62,7 @@ export async function chatCommand(config: ResolvedConfig, options: ChatOptions):
           ? `${JSON.stringify({ reply: reply.reply, conversationId: reply.conversationId, turnId: reply.turnId, usage: reply.usage, receipts: reply.receipts }, null, 2)}\n`
           : `${reply.reply}\n`,
       );
+      showLogNotice(session);
       if (reply.status === 'failed') throw new CliExit(EXIT_ERROR);
       return;
     }
@@ -84,6 +86,8 @@ type Session = {
   /** Where the turns run: the server's URL, or this process on the data dir. */
   where: string;
   send(message: Message, live: { emit: (event: TurnEvent) => void; signal: AbortSignal }): Promise<ChatReply>;
+  /** In this process: one line when warnings or errors went to the log since the last call. */
+  logNotice?: () => string | null;
   close(): Promise<void>;
 };
 
@@ -120,22 +124,28 @@ async function openSession(config: ResolvedConfig): Promise<Session> {
       close: async () => {},
     };
   }
-  const runtime: Runtime = await createRuntime(config);
+  const log = chatLog(config);
+  const runtime: Runtime = await createRuntime(config, { logger: log.logger });
   await runtime.engine.recoverInterrupted();
   return {
     where: `this process, on ${config.database_url ? 'DATABASE_URL' : config.dataDir}`,
+    logNotice: log.notice,
     send: async (message, live) => {
-      const outcome = await runtime.engine.handle({
-        userId: message.user,
-        text: message.text,
-        channel: 'cli',
-        conversationId: message.conversation,
-        newConversation: message.new,
-        mode: message.mode,
-        receipts: message.receipts,
-        emit: live.emit,
-        signal: live.signal,
-      });
+      const outcome = await turnOutcome(
+        await converse(runtime, {
+          userId: message.user,
+          surface: 'cli',
+          text: message.text,
+          options: {
+            conversationId: message.conversation,
+            newConversation: message.new,
+            mode: message.mode,
+            receipts: message.receipts,
+            observe: live.emit,
+            signal: live.signal,
+          },
+        }),
+      );
       return { ...outcome, receipts: receiptsJson(outcome.receipts) };
     },
     // Closing drains the turn's background jobs (compaction) before the process exits.
@@ -223,6 +233,12 @@ async function runTurn(
     cancelTurn = null;
     progress.stop();
   }
+}
+
+/** After a reply: the one line saying warnings or errors went to the log meanwhile. */
+function showLogNotice(session: Session): void {
+  const notice = session.logNotice?.();
+  if (notice) process.stderr.write(`${notice}\n`);
 }
 
 /** Ctrl-C: cancels the running turn when there is one (see runTurn), else leaves. */
@@ -321,5 +337,6 @@ async function talk(session: Session, message: Message): Promise<ChatReply> {
     },
   });
   process.stdout.write(afterStream(segment, reply.reply));
+  showLogNotice(session);
   return reply;
 }

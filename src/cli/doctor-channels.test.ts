@@ -94,3 +94,36 @@ it('lists Discord and Matrix: on without a public URL, a half-configured Matrix 
     }).channels.allow,
   ).toEqual(['discord:80351110224678912', 'matrix:@alice:example.org=local']);
 });
+
+it('lists Signal and email: on with long polling, half-configured ones named, the proxy password hidden', async () => {
+  const on = await checksFor({
+    SIGNAL_CLI_URL: 'http://steward:proxy-pass-0123@127.0.0.1:8080',
+    SIGNAL_NUMBER: '+4915112345678',
+    EMAIL_CHANNEL: 'on',
+    EMAIL_IMAP_URL: 'imaps://steward%40example.com:imap-pass-0123@mail.example.com',
+    EMAIL_SMTP_URL: 'smtps://steward%40example.com:smtp-pass-0123@mail.example.com',
+    EMAIL_FROM: 'Steward <steward@example.com>',
+  });
+  expect(on['channel signal']).toMatchObject({ ok: true, detail: 'on, long polling' });
+  expect(on['channel email']).toMatchObject({ ok: true, detail: 'on, long polling' });
+  expect(JSON.stringify(on)).not.toMatch(/proxy-pass|imap-pass|smtp-pass/);
+  const half = await checksFor({ SIGNAL_NUMBER: '+4915112345678', EMAIL_CHANNEL: 'on' });
+  expect(half['channel signal']).toMatchObject({
+    ok: false,
+    detail: expect.stringContaining('without SIGNAL_CLI_URL'),
+  });
+  expect(half['channel email']).toMatchObject({
+    ok: false,
+    detail: expect.stringContaining('EMAIL_IMAP_URL, EMAIL_SMTP_URL, EMAIL_FROM'),
+  });
+  expect(() => loadConfig({ env: { SIGNAL_NUMBER: '015112345678' }, cwd: '/nonexistent' })).toThrow(
+    /SIGNAL_NUMBER/,
+  );
+  expect(() => loadConfig({ env: { EMAIL_CHANNEL: 'yes' }, cwd: '/nonexistent' })).toThrow(/EMAIL_CHANNEL/);
+  expect(
+    loadConfig({
+      env: { STEWARD_ALLOW: 'signal:+4915112345678,email:ana@example.org=local' },
+      cwd: '/nonexistent',
+    }).channels.allow,
+  ).toEqual(['signal:+4915112345678', 'email:ana@example.org=local']);
+});

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { backupAge, listBackups } from '../backup/index.ts';
-import { ENV_VARS, type ResolvedConfig } from '../config/index.ts';
+import { ENV_VARS, pendingRestartCheck, type ResolvedConfig } from '../config/index.ts';
 import {
   listMigrations,
   openDatabase,
@@ -12,7 +12,7 @@ import { errorMessage } from '../errors.ts';
 import { displayPath, QUARANTINE_DIR, quarantinedOperations } from '../files/index.ts';
 import { providerChecks, webChecks } from '../integrations/index.ts';
 import { redactString } from '../logging/index.ts';
-import { otlpSettings } from '../tracing/index.ts';
+import { otlpSettings } from '../observability/index.ts';
 import { systemTimezone } from '../users/index.ts';
 import { voiceChecks } from '../voice/index.ts';
 import { CliExit, EXIT_ERROR, stewardInvocation } from './common.ts';
@@ -297,6 +297,8 @@ export async function doctorCommand(config: ResolvedConfig, options: { fix?: boo
   checks.push(...(await voiceChecks(config)));
   checks.push(...(await webChecks(config)));
   checks.push(await backupCheck(config));
+  const restart = pendingRestartCheck(config.dataDir);
+  if (restart) checks.push(restart);
   if (options.fix) {
     out.push('', 'Fixed:');
     out.push(...(fixed.length ? fixed.map((line) => `  ${line}`) : ['  nothing needed a safe fix']));

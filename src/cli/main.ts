@@ -37,7 +37,6 @@ const program = new Command()
       .version,
     '-V, --version',
   )
-  .showHelpAfterError()
   .exitOverride();
 
 program
@@ -312,7 +311,10 @@ const users = program.command('users').description('users and their channel iden
 users
   .command('link')
   .description("join a channel identity to a user: it shares that user's memory, tasks and history")
-  .argument('<identity>', 'CHANNEL:SENDER, e.g. telegram:12345 or googlechat:users/123')
+  .argument(
+    '<identity>',
+    'CHANNEL:SENDER, e.g. telegram:12345, signal:+4915112345678 or email:ana@example.com',
+  )
   .argument('<user>', 'the Steward user, e.g. local')
   .action(async (identity: string, user: string) =>
     (await import('./channels.ts')).usersLinkCommand(loadConfigOrExit(), identity, user),
@@ -323,7 +325,7 @@ users
     "the channel deliveries (reminders, alerts) go to; 'auto' (default): where the user last wrote from",
   )
   .argument('<user>', 'the Steward user')
-  .argument('[channel]', 'telegram, slack, whatsapp, googlechat or auto')
+  .argument('[channel]', 'telegram, slack, whatsapp, googlechat, discord, matrix, signal, email or auto')
   .action(async (user: string, channel: string | undefined) =>
     (await import('./channels.ts')).usersPrimaryCommand(loadConfigOrExit(), user, channel),
   );
@@ -407,6 +409,14 @@ skills
   .action(async (source: string, options: SkillsImportOptions) =>
     (await import('./skills-import.ts')).skillsImport(loadConfigOrExit(), source, options),
   );
+
+/** After a usage error: one line pointing at `--help` for that command, not the whole help. */
+function pointAtHelp(command: Command, words: string[]): void {
+  const name = [...words, command.name()].join(' ');
+  command.showHelpAfterError(`Run '${name} --help' for usage.`);
+  for (const sub of command.commands) pointAtHelp(sub, [...words, command.name()]);
+}
+pointAtHelp(program, []);
 
 try {
   await program.parseAsync(process.argv);

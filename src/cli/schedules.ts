@@ -78,12 +78,16 @@ export async function schedulesRunCommand(
       await runtime.close();
     }
   }
-  process.stdout.write(
-    options.json
-      ? `${JSON.stringify(run, null, 2)}\n`
-      : `${run.skill} (${run.user}): ${run.status}${run.error ? ` — ${run.error}` : ''}${run.delivery ? `; output ${deliverySummary(run.delivery)}` : ''}\n`,
-  );
+  process.stdout.write(options.json ? `${JSON.stringify(run, null, 2)}\n` : formatRun(run));
   throw new CliExit(run.status === 'ok' ? EXIT_OK : EXIT_ERROR);
+}
+
+/** The status line, then where the output went and the output itself (a server older than receipts sends no text). */
+function formatRun(run: RunView): string {
+  const status = `${run.skill} (${run.user}): ${run.status}${run.error ? ` — ${run.error}` : ''}\n`;
+  if (!run.delivery) return status;
+  const output = run.delivery.text ? `:\n\n${run.delivery.text.trimEnd()}\n` : '\n';
+  return `${status}Output ${deliverySummary(run.delivery)}${output}`;
 }
 
 function checkUser(user: string | undefined): void {
@@ -107,7 +111,7 @@ function formatTable(schedules: ScheduleView[]): string {
     schedule.user,
     schedule.schedule,
     schedule.timezone,
-    schedule.next_run ?? '-',
+    schedule.paused ? 'paused' : (schedule.next_run ?? '-'),
     schedule.last_run ?? '-',
     schedule.last_status ?? '-',
     // A server older than receipts sends no `delivery`.

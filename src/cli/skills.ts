@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.ts';
-import { type Database, openDatabase } from '../db/index.ts';
+import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { BUILTIN_SKILLS_DIR } from '../runtime.ts';
 import type { SkillSnapshot, SkillUse } from '../skills/index.ts';
@@ -21,7 +21,7 @@ import {
 } from '../skills/index.ts';
 import { userIdProblem } from '../users/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_USAGE, stewardInvocation } from './common.ts';
-import { remoteServer } from './remote.ts';
+import { callServer, remoteServer, withDatabase } from './remote.ts';
 
 /** Who acts when the install's owner runs a command here (as the owner's API token does). */
 const OWNER_USER = 'local';
@@ -31,33 +31,6 @@ function snapshot(config: ResolvedConfig): SkillSnapshot {
     { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
     { dir: config.skillsDir, source: 'user' },
   ]);
-}
-
-type Remote = NonNullable<ReturnType<typeof remoteServer>>;
-
-async function callServer(remote: Remote, method: string, route: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${remote.url}${route}`, {
-    method,
-    headers: remote.headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const answer = (await response.json().catch(() => ({}))) as { message?: string };
-  if (!response.ok)
-    throw new CliExit(
-      EXIT_ERROR,
-      `steward skills: ${answer.message ?? `the server answered ${response.status}`}`,
-    );
-  return answer;
-}
-
-async function withDatabase<T>(config: ResolvedConfig, work: (database: Database) => Promise<T>): Promise<T> {
-  const { database, lock } = await openDatabase(config);
-  try {
-    return await work(database);
-  } finally {
-    await database.close();
-    lock?.release();
-  }
 }
 
 /** The ledger of learned skills on this install's database (no reload: a running server watches). */
@@ -85,7 +58,7 @@ async function usageOf(
   try {
     const remote = remoteServer(config);
     if (remote) {
-      const answer = (await callServer(remote, 'GET', '/api/skills/usage')) as {
+      const answer = (await callServer(remote, 'steward skills', 'GET', '/api/skills/usage')) as {
         usage: Record<string, Usage>;
       };
       return { usage: new Map(Object.entries(answer.usage)) };
@@ -188,7 +161,12 @@ export async function skillsHistory(
   let found: { user: string; versions: VersionView[] };
   if (remote) {
     const query = options.user ? `?user=${encodeURIComponent(options.user)}` : '';
-    found = (await callServer(remote, 'GET', `/api/skills/${encodeURIComponent(name)}/history${query}`)) as {
+    found = (await callServer(
+      remote,
+      'steward skills',
+      'GET',
+      `/api/skills/${encodeURIComponent(name)}/history${query}`,
+    )) as {
       user: string;
       versions: VersionView[];
     };
@@ -237,11 +215,17 @@ export async function skillsRollback(
   const remote = remoteServer(config);
   let done: { user: string; version: VersionView };
   if (remote) {
-    done = (await callServer(remote, 'POST', `/api/skills/${encodeURIComponent(name)}/rollback`, {
-      to,
-      ...(options.user ? { user: options.user } : {}),
-      ...(options.reason ? { reason: options.reason } : {}),
-    })) as { user: string; version: VersionView };
+    done = (await callServer(
+      remote,
+      'steward skills',
+      'POST',
+      `/api/skills/${encodeURIComponent(name)}/rollback`,
+      {
+        to,
+        ...(options.user ? { user: options.user } : {}),
+        ...(options.reason ? { reason: options.reason } : {}),
+      },
+    )) as { user: string; version: VersionView };
   } else {
     done = await withDatabase(config, async (database) => {
       const learned = learnedSkills(config, database);

@@ -1,33 +1,9 @@
-import { Hono } from 'hono';
-import { dataRoutes } from '../backup/index.ts';
-import { channelApiRoutes, pendingPairings, webhookRoutes } from '../channels/index.ts';
 import { type ResolvedConfig, stewardCommand } from '../config/index.ts';
-import { calendarFeedRoutes, credentialSecrets } from '../integrations/index.ts';
+import { credentialSecrets } from '../integrations/index.ts';
 import { createLogger, logFilePath } from '../logging/index.ts';
-import { mcpHttpRoutes } from '../mcp/index.ts';
-import { memoryImportRoutes } from '../memory/index.ts';
 import { createRuntime } from '../runtime.ts';
-import { InboundRateLimiter } from '../security/index.ts';
-import {
-  type AuthEnv,
-  accountRoutes,
-  assertCanListen,
-  assertSafeBinding,
-  chatRoutes,
-  createServerApp,
-  HttpLifecycle,
-  isLoopbackHost,
-  listen,
-  OWNER_USER,
-  runRoutes,
-  tokenRoutes,
-  usageRoutes,
-  voiceRoutes,
-} from '../server/index.ts';
-import { learnedSkillsFor, skillApiRoutes } from '../skills/index.ts';
-import { ensureUser } from '../users/index.ts';
-import { createLoginCode, dashboardApiRoutes, dashboardBase, loginLink, webRoutes } from '../web/index.ts';
-import { scheduleApiRoutes } from '../workflows/index.ts';
+import { assertCanListen, assertSafeBinding, isLoopbackHost, listen, OWNER_USER } from '../server/index.ts';
+import { createLoginCode, dashboardBase, loginLink } from '../web/index.ts';
 
 /**
  * `steward start`: owns the data dir, applies migrations, serves HTTP, watches the config
@@ -72,92 +48,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     logger.level = next.log_level;
   });
-  // One limiter for every way a message comes in over HTTP (API, dashboard chat, /v1, voice).
-  const rateLimit = new InboundRateLimiter(database, () => config.get().limits);
-  const api = new Hono<AuthEnv>();
-  api.route('/', runRoutes(runtime));
-  api.route(
-    '/',
-    chatRoutes({
-      engine: runtime.engine,
-      database,
-      rateLimit,
-    }),
-  );
-  api.route('/', channelApiRoutes(runtime.channels));
-  api.route('/', usageRoutes({ database }));
-  api.route('/', scheduleApiRoutes(runtime.workflows));
-  const learned = learnedSkillsFor(runtime.services);
-  if (learned)
-    api.route(
-      '/',
-      skillApiRoutes({
-        learned,
-        skills: () => runtime.skills.snapshot(),
-        hasHandler: (handler) => runtime.handlers.has(handler),
-      }),
-    );
-  api.route('/', tokenRoutes(database));
-  api.route(
-    '/',
-    accountRoutes({
-      database,
-      integrations: runtime.integrations,
-      settings: () => ({
-        apiUrl: config.get().google.api_url,
-        hubspotBaseUrl: config.get().hubspot.base_url,
-      }),
-    }),
-  );
-  api.route(
-    '/',
-    voiceRoutes({ engine: runtime.engine, voice: runtime.voice, config: () => config.get(), rateLimit }),
-  );
-  api.route('/', dashboardApiRoutes(database));
-  api.route('/', dataRoutes({ database, dataDir: initial.dataDir, skillsDir: initial.skillsDir, logger }));
-  api.route(
-    '/',
-    memoryImportRoutes({ database, ownerUser: OWNER_USER, ensureUser: (id) => ensureUser(database, id) }),
-  );
-  const lifecycle = new HttpLifecycle();
-  const mcp = mcpHttpRoutes({
-    database,
-    executor: runtime.executor,
-    skills: () => runtime.skills.snapshot(),
-    config: () => config.get(),
-  });
-  const app = createServerApp({
-    database,
-    logger,
-    config: () => config.get(),
-    api,
-    webhooks: webhookRoutes(runtime.channels, {
-      logger,
-      onVerification: (channel, result) => runtime.observability.webhookReceived(channel, result),
-    }),
-    metrics: runtime.observability.metrics ?? undefined,
-    lifecycle,
-    routes: [
-      calendarFeedRoutes(database),
-      webRoutes({
-        database,
-        engine: runtime.engine,
-        turnEvents: runtime.turnEvents,
-        config: () => config.get(),
-        skills: () => runtime.skills.snapshot(),
-        breakers: () => runtime.executor.breakers.states(),
-        channels: {
-          status: () => runtime.channels.status(),
-          approvePairing: (code, options) => runtime.channels.approvePairing(code, options),
-          pending: () => pendingPairings(database, runtime.channels.now()),
-        },
-        schedules: runtime.workflows,
-        ...(learned ? { learned } : {}),
-        rateLimit,
-      }),
-    ],
-    mcp,
-  });
+  const { app, lifecycle } = runtime;
   let server: Awaited<ReturnType<typeof listen>>;
   try {
     server = await listen(app, { host: initial.host, port: initial.port, apiToken: initial.api_token });
@@ -166,8 +57,6 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     throw error;
   }
   lock?.setPort(server.port);
-  // Turns a stopped instance left behind: recovered now, in the background, and every 30 s.
-  runtime.engine.startSweeps();
   logger.info(
     { url: `http://${server.host}:${server.port}`, database: database.backend, vector: database.hasVector },
     'Steward is listening',

@@ -1,39 +1,7 @@
 import type { ResolvedConfig } from '../config/index.ts';
-import { openDatabase } from '../db/index.ts';
 import { createApiToken, ensureUser, listApiTokens, revokeApiToken, userIdProblem } from '../users/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_USAGE, stewardInvocation } from './common.ts';
-import { remoteServer } from './remote.ts';
-
-type Remote = NonNullable<ReturnType<typeof remoteServer>>;
-
-async function callServer(remote: Remote, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${remote.url}${path}`, {
-    method,
-    headers: remote.headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const answer = (await response.json().catch(() => ({}))) as { message?: string };
-  if (!response.ok) {
-    throw new CliExit(
-      EXIT_ERROR,
-      `steward tokens: the server answered ${response.status}: ${answer.message ?? ''}`,
-    );
-  }
-  return answer;
-}
-
-async function withDatabase<T>(
-  config: ResolvedConfig,
-  work: (db: Awaited<ReturnType<typeof openDatabase>>['database']) => Promise<T>,
-): Promise<T> {
-  const { database, lock } = await openDatabase(config);
-  try {
-    return await work(database);
-  } finally {
-    await database.close();
-    lock?.release();
-  }
-}
+import { callServer, remoteServer, withDatabase } from './remote.ts';
 
 /** `steward tokens create --user ID [--name N]`: prints the new token once. */
 export async function tokensCreate(
@@ -44,7 +12,10 @@ export async function tokensCreate(
   if (problem) throw new CliExit(EXIT_USAGE, `steward tokens create: ${problem}`);
   const remote = remoteServer(config);
   const created = remote
-    ? ((await callServer(remote, 'POST', '/api/tokens', { user: options.user, name: options.name })) as {
+    ? ((await callServer(remote, 'steward tokens', 'POST', '/api/tokens', {
+        user: options.user,
+        name: options.name,
+      })) as {
         id: string;
         token: string;
       })
@@ -66,7 +37,8 @@ export async function tokensList(
   const remote = remoteServer(config);
   const query = options.user ? `?user=${encodeURIComponent(options.user)}` : '';
   const tokens = remote
-    ? ((await callServer(remote, 'GET', `/api/tokens${query}`)) as { tokens: unknown[] }).tokens
+    ? ((await callServer(remote, 'steward tokens', 'GET', `/api/tokens${query}`)) as { tokens: unknown[] })
+        .tokens
     : await withDatabase(config, (db) => listApiTokens(db, options.user));
   if (options.json) {
     process.stdout.write(`${JSON.stringify(tokens, null, 2)}\n`);
@@ -95,7 +67,7 @@ export async function tokensList(
 export async function tokensRevoke(config: ResolvedConfig, id: string): Promise<void> {
   const remote = remoteServer(config);
   let revoked = true;
-  if (remote) await callServer(remote, 'DELETE', `/api/tokens/${encodeURIComponent(id)}`);
+  if (remote) await callServer(remote, 'steward tokens', 'DELETE', `/api/tokens/${encodeURIComponent(id)}`);
   else revoked = await withDatabase(config, (db) => revokeApiToken(db, id));
   if (!revoked)
     throw new CliExit(

@@ -8,6 +8,7 @@ export {
   type SpendConfig,
   type TracingConfig,
 } from './observability-schema.ts';
+export { pendingRestart, pendingRestartCheck, RESTART_SETTINGS } from './pending-restart.ts';
 export { modelFor, OPENROUTER_BASE_URL, type Roster, resolveRoster, unknownModel } from './roster.ts';
 export {
   type ChannelMode,

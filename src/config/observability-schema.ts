@@ -6,61 +6,104 @@ export type Severity = (typeof SEVERITIES)[number];
 const severity = z.enum(SEVERITIES);
 const usd = z.coerce.number().positive('must be a positive amount in US dollars');
 
-/** Where alerts go, and how often. Destinations get every alert at or above their minimum severity. */
 export const alertsSchema = z
   .object({
-    /** A Google Chat incoming webhook (`https://chat.googleapis.com/v1/spaces/…/messages?key=…&token=…`), used exactly as given. */
-    webhook_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-    /** Alerts by email, through the email provider when one is connected. */
-    email_to: z.email('must be an email address').optional(),
-    throttle_minutes: z.coerce.number().positive().default(15),
+    webhook_url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .optional()
+      .describe(
+        'A Google Chat incoming webhook (`https://chat.googleapis.com/v1/spaces/…/messages?key=…&token=…`), used exactly as given (a secret: masked in logs).',
+      ),
+    email_to: z
+      .email('must be an email address')
+      .optional()
+      .describe("Address that receives alerts by email, sent from the owner's connected mailbox."),
+    throttle_minutes: z.coerce
+      .number()
+      .positive()
+      .default(15)
+      .describe('Window per dedup key: later alerts are counted, then summarized once.'),
     min_severity: z
       .object({
-        webhook: severity.default('warning'),
-        email: severity.default('error'),
-        owner: severity.default('error'),
+        webhook: severity.default('warning').describe('Lowest severity the webhook receives.'),
+        email: severity.default('error').describe('Lowest severity the email address receives.'),
+        owner: severity.default('error').describe("Lowest severity the owner's primary channel receives."),
       })
       .strict()
       .default({ webhook: 'warning', email: 'error', owner: 'error' }),
-    /** Inbound webhooks failing verification more than this many times per window raise an alert. */
-    webhook_failures_threshold: z.coerce.number().int().positive().default(10),
-    webhook_failures_window_minutes: z.coerce.number().positive().default(5),
+    webhook_failures_threshold: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(10)
+      .describe(
+        'Inbound webhooks failing verification more than this many times per window (per channel) raise an alert.',
+      ),
+    webhook_failures_window_minutes: z.coerce
+      .number()
+      .positive()
+      .default(5)
+      .describe('The window of `webhook_failures_threshold`.'),
   })
-  .strict();
+  .strict()
+  .describe(
+    'Where alerts go, and how often. Destinations get every alert at or above their minimum severity.',
+  );
 
-/** Per-user spend per UTC day. */
 export const spendSchema = z
   .object({
-    /** Above this, the owner is alerted (once per user and day). */
-    daily_soft_usd: usd.optional(),
-    /** At or above this, new turns of that user are refused until the next UTC day. */
-    daily_hard_usd: usd.optional(),
+    daily_soft_usd: usd
+      .optional()
+      .describe('Per-user spend per UTC day above which the owner is alerted (once).'),
+    daily_hard_usd: usd
+      .optional()
+      .describe('Per-user spend per UTC day at which new turns of that user are refused until the next day.'),
   })
-  .strict();
+  .strict()
+  .describe('Per-user LLM spend per UTC day, from the roster prices.');
 
 /**
- * OpenTelemetry export. Kept as plain strings: a malformed endpoint must not stop Steward
- * (`doctor` reports it and tracing stays off).
+ * Kept as plain strings: a malformed endpoint must not stop Steward (`doctor` reports it and
+ * tracing stays off).
  */
 export const tracingSchema = z
   .object({
-    otlp_endpoint: z.string().optional(),
-    otlp_traces_endpoint: z.string().optional(),
-    otlp_protocol: z.string().optional(),
-    /** `key=value,key2=value2`; values are treated as secrets. */
-    otlp_headers: z.string().optional(),
-    service_name: z.string().min(1).default('steward'),
+    otlp_endpoint: z
+      .string()
+      .optional()
+      .describe('OTLP/HTTP collector (`/v1/traces` is appended); traces are off unless set.'),
+    otlp_traces_endpoint: z.string().optional().describe('Full traces URL, used as given.'),
+    otlp_protocol: z
+      .string()
+      .optional()
+      .describe('`http/protobuf` (the default) or `http/json`; `grpc` is not supported.'),
+    otlp_headers: z
+      .string()
+      .optional()
+      .describe('`key=value,key2=value2` sent to the collector; values are treated as secrets.'),
+    service_name: z.string().min(1).default('steward').describe('`service.name` of the spans.'),
   })
-  .strict();
+  .strict()
+  .describe('OpenTelemetry trace export: one trace per turn.');
 
 export const logsSchema = z
   .object({
-    /** Also write JSON logs to `<data dir>/logs/steward.log` (rotated), which `steward logs` reads. */
-    file: z.union([z.boolean(), z.stringbool()]).default(true),
-    max_file_mb: z.coerce.number().positive().default(10),
-    max_files: z.coerce.number().int().min(1).default(5),
+    file: z
+      .union([z.boolean(), z.stringbool()])
+      .default(true)
+      .describe(
+        '`steward start` also writes JSON logs to `<data dir>/logs/steward.log` (rotated), which `steward logs` reads.',
+      ),
+    max_file_mb: z.coerce.number().positive().default(10).describe('The log file is rotated at this size.'),
+    max_files: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(5)
+      .describe('Rotated log files kept (the oldest is dropped).'),
   })
-  .strict();
+  .strict()
+  .describe('The log file.');
 
 export type AlertsConfig = z.infer<typeof alertsSchema>;
 export type SpendConfig = z.infer<typeof spendSchema>;

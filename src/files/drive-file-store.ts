@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/index.ts';
+import { type Database, KeyedQueue } from '../db/index.ts';
 import { type DriveClient, type DriveFile, FOLDER_MIME, GOOGLE_DOC_MIME } from './drive-client.ts';
 import { driveName, exportFormat, isNative, mimeFor } from './drive-formats.ts';
 import {
@@ -18,7 +18,6 @@ import {
   type WriteReport,
 } from './file-store.ts';
 import { finishOperation, type JournalEntry, pendingOperations, recordOperation } from './journal.ts';
-import { KeyedMutex } from './keyed-mutex.ts';
 import { sha256 } from './vault-fs.ts';
 import { ARCHIVE_DIR, baseName, isWithin, normalizeUserPath, parentOf } from './vault-path.ts';
 
@@ -36,7 +35,7 @@ export type DriveFileStoreOptions = {
 /** One version of a path in Drive: a revision of a binary file, or a whole Google document. */
 type VersionSource = { file: DriveFile; revisionId: string | null; version: FileVersion };
 
-const queues = new KeyedMutex();
+const queues = new KeyedQueue();
 
 /**
  * A FileStore over a Drive folder. Versions are Drive's own revisions; before a binary file

@@ -1,4 +1,3 @@
-import { pptxText, xlsxText } from './office-text.ts';
 import { baseName, extensionOf } from './vault-path.ts';
 
 /** A document's text, split by weight for the index: title > headings > body. */
@@ -118,6 +117,8 @@ export async function extractText(userPath: string, content: Buffer): Promise<Ex
     };
   }
   if (kind === 'xlsx' || kind === 'pptx') {
+    // Loaded on the first spreadsheet or slide deck, like the PDF and Word readers above.
+    const { pptxText, xlsxText } = await import('./office-text.ts');
     const text = kind === 'xlsx' ? await xlsxText(content) : await pptxText(content);
     const first = text.headings.split('\n')[0] ?? '';
     return { kind, title: kind === 'pptx' ? `${name} ${first}`.trim() : name, ...text };

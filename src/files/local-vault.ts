@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from '../db/index.ts';
+import { type Database, KeyedQueue } from '../db/index.ts';
 import { errorMessage, StewardError } from '../errors.ts';
 import { ensureArchiveLayout } from './archive-layout.ts';
 import {
@@ -20,7 +20,6 @@ import {
   type WriteReport,
 } from './file-store.ts';
 import { finishOperation, type JournalEntry, pendingOperations, recordOperation } from './journal.ts';
-import { KeyedMutex } from './keyed-mutex.ts';
 import { recoverLocalOperation } from './local-vault-recovery.ts';
 import { type QuarantineRecord, quarantineOperation } from './quarantine.ts';
 import { userVaultDir } from './user-vault-dir.ts';
@@ -42,7 +41,7 @@ export type LocalVaultOptions = {
 };
 
 // Every vault of the process shares one queue per user: two skill calls never interleave steps.
-const vaultQueues = new KeyedMutex();
+const vaultQueues = new KeyedQueue();
 // Vault roots whose archive layout this process has checked (see ensureArchiveLayout).
 const preparedRoots = new Set<string>();
 

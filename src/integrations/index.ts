@@ -11,13 +11,6 @@ export { freeSlots } from './calendar/free-slots.ts';
 export { calendarFeed, calendarFeedToken } from './calendar/ics-feed.ts';
 export { LocalCalendar } from './calendar/local-calendar.ts';
 export { normalizeRrule } from './calendar/recurrence.ts';
-export {
-  localDay,
-  localDayLabel,
-  localTime,
-  parseDateTime,
-  startOfLocalDay,
-} from './calendar/zoned-time.ts';
 export { CredentialStore, CredentialsUnreadableError } from './credentials/credential-store.ts';
 export { type ConnectedAccount, PROVIDERS, type Provider } from './credentials/credential-types.ts';
 export { credentialSecrets } from './credentials/known-secrets.ts';
@@ -38,6 +31,9 @@ export type {
   EmailSummary,
   OutgoingEmail,
 } from './email/email-types.ts';
+export { imapClient, sendSmtp } from './email/mail-connections.ts';
+export { IMAP_SCHEMES, type MailServer, parseMailUrl, SMTP_SCHEMES } from './email/mail-urls.ts';
+export { type ParsedMailWithHeaders, parseMailWithHeaders } from './email/parse-message.ts';
 export { GOOGLE_SCOPES, googleAuthClient } from './google/google-auth.ts';
 export { htmlToReadableText } from './html-text.ts';
 export {

@@ -22,25 +22,88 @@ function loadRanks(): Ranks {
  * adjacent pairs — O(n log n) — giving the same tokens in linear-looking time.
  */
 
-type Encoding = {
-  /** Byte sequences (as binary strings, one char per byte) → rank. */
-  ranks: Map<string, number>;
-  pattern: RegExp;
-};
+/**
+ * The ~200k ranks in flat typed arrays outside the JavaScript heap (about 5 MB): every token's
+ * bytes back to back, each rank's offset and length, and an open-addressing hash table from
+ * bytes to rank. A Map of 200k binary strings held 15 MB of heap that every full collection
+ * walked.
+ */
+class RankTable {
+  readonly #bytes: Buffer;
+  readonly #offsets: Uint32Array;
+  readonly #lengths: Uint16Array;
+  /** rank + 1 per slot, 0 for an empty slot; linear probing. */
+  readonly #slots: Int32Array;
+
+  constructor(bytes: Buffer, offsets: Uint32Array, lengths: Uint16Array, count: number) {
+    this.#bytes = bytes;
+    this.#offsets = offsets;
+    this.#lengths = lengths;
+    // A power of two at least twice the number of tokens keeps probe runs short.
+    let size = 1;
+    while (size < count * 2) size *= 2;
+    this.#slots = new Int32Array(size);
+    for (let rank = 0; rank < lengths.length; rank++) {
+      if (lengths[rank] === 0) continue;
+      let hash = FNV_OFFSET;
+      const from = offsets[rank]!;
+      for (let index = from; index < from + lengths[rank]!; index++)
+        hash = Math.imul(hash ^ bytes[index]!, FNV_PRIME);
+      let slot = hash & (size - 1);
+      while (this.#slots[slot] !== 0) slot = (slot + 1) & (size - 1);
+      this.#slots[slot] = rank + 1;
+    }
+  }
+
+  /** The rank of the bytes `piece[from, to)` (a binary string, one char per byte), or -1. */
+  rank(piece: string, from: number, to: number): number {
+    let hash = FNV_OFFSET;
+    for (let index = from; index < to; index++) hash = Math.imul(hash ^ piece.charCodeAt(index), FNV_PRIME);
+    const mask = this.#slots.length - 1;
+    const length = to - from;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.#slots[slot]!;
+      if (entry === 0) return -1;
+      const rank = entry - 1;
+      if (this.#lengths[rank] === length && this.#equals(rank, piece, from)) return rank;
+    }
+  }
+
+  /** The bytes of `rank` (empty for an unknown rank). */
+  bytes(rank: number): Buffer {
+    if (!(rank >= 0 && rank < this.#lengths.length)) return EMPTY;
+    const from = this.#offsets[rank]!;
+    return this.#bytes.subarray(from, from + this.#lengths[rank]!);
+  }
+
+  #equals(rank: number, piece: string, from: number): boolean {
+    const bytes = this.#bytes;
+    const offset = this.#offsets[rank]! - from;
+    for (let index = from; index < from + this.#lengths[rank]!; index++)
+      if (bytes[offset + index] !== piece.charCodeAt(index)) return false;
+    return true;
+  }
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const EMPTY = Buffer.alloc(0);
+
+type Encoding = { ranks: RankTable; pattern: RegExp };
 
 let encoding: Encoding | null = null;
-/** Rank → bytes (a binary string), built from `ranks` on the first decode only. */
-let byRank: Map<number, string> | null = null;
 
-/**
- * Parses the ~200k ranks once, on first use (a few hundred ms). Only the rank map is kept:
- * one Uint8Array per token for decoding cost more memory than all the rest.
- */
+/** Parses the ~200k ranks once, on first use (a few hundred ms). */
 function load(): Encoding {
   if (encoding) return encoding;
-  const ranks = new Map<string, number>();
   const o200kBase = loadRanks();
   const text = o200kBase.bpe_ranks;
+  // Base64 never decodes to more than 3/4 of its length.
+  const bytes = Buffer.allocUnsafe(Math.ceil((text.length * 3) / 4));
+  let used = 0;
+  let offsets = new Uint32Array(1 << 18);
+  let lengths = new Uint16Array(1 << 18);
+  let count = 0;
   // Lines of "<name> <first rank> <base64 token> <base64 token> …".
   let lineStart = 0;
   while (lineStart < text.length) {
@@ -54,14 +117,31 @@ function load(): Encoding {
       while (cursor < lineEnd) {
         let next = text.indexOf(' ', cursor + 1);
         if (next === -1 || next > lineEnd) next = lineEnd;
-        ranks.set(Buffer.from(text.slice(cursor + 1, next), 'base64').toString('latin1'), rank++);
+        while (rank >= offsets.length) {
+          offsets = grow(offsets, new Uint32Array(offsets.length * 2));
+          lengths = grow(lengths, new Uint16Array(lengths.length * 2));
+        }
+        const written = bytes.write(text.slice(cursor + 1, next), used, 'base64');
+        offsets[rank] = used;
+        lengths[rank] = written;
+        used += written;
+        count++;
+        rank++;
         cursor = next;
       }
     }
     lineStart = lineEnd + 1;
   }
-  encoding = { ranks, pattern: new RegExp(o200kBase.pat_str, 'gu') };
+  encoding = {
+    ranks: new RankTable(bytes.subarray(0, used), offsets, lengths, count),
+    pattern: new RegExp(o200kBase.pat_str, 'gu'),
+  };
   return encoding;
+}
+
+function grow<T extends Uint32Array | Uint16Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
 
 /** A min-heap of candidate merges: [rank, left part start]. */
@@ -106,9 +186,9 @@ class MergeHeap {
 const before = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
 /** The ranks of one pre-token's bytes (given as a binary string), lowest-rank pair merged first. */
-function encodePiece(piece: string, ranks: Map<string, number>): number[] {
-  const whole = ranks.get(piece);
-  if (whole !== undefined) return [whole];
+function encodePiece(piece: string, ranks: RankTable): number[] {
+  const whole = ranks.rank(piece, 0, piece.length);
+  if (whole !== -1) return [whole];
   const n = piece.length;
   // Parts as a linked list of [start, end) over the piece; next/prev by start index.
   const end = new Int32Array(n);
@@ -122,8 +202,8 @@ function encodePiece(piece: string, ranks: Map<string, number>): number[] {
   const consider = (start: number) => {
     const next = end[start]!;
     if (next >= n) return;
-    const rank = ranks.get(piece.slice(start, end[next]!));
-    if (rank !== undefined) heap.push([rank, start]);
+    const rank = ranks.rank(piece, start, end[next]!);
+    if (rank !== -1) heap.push([rank, start]);
   };
   for (let index = 0; index < n - 1; index++) consider(index);
   while (heap.size > 0) {
@@ -132,7 +212,7 @@ function encodePiece(piece: string, ranks: Map<string, number>): number[] {
     const next = end[start]!;
     if (next >= n || !alive[next]) continue;
     // Stale entry: the pair at `start` changed since it was pushed.
-    if (ranks.get(piece.slice(start, end[next]!)) !== rank) continue;
+    if (ranks.rank(piece, start, end[next]!) !== rank) continue;
     end[start] = end[next]!;
     alive[next] = 0;
     if (end[start]! < n) prev[end[start]!] = start;
@@ -140,8 +220,7 @@ function encodePiece(piece: string, ranks: Map<string, number>): number[] {
     if (prev[start]! >= 0) consider(prev[start]!);
   }
   const tokens: number[] = [];
-  for (let start = 0; start < n; start = end[start]!)
-    tokens.push(ranks.get(piece.slice(start, end[start]!))!);
+  for (let start = 0; start < n; start = end[start]!) tokens.push(ranks.rank(piece, start, end[start]!));
   return tokens;
 }
 
@@ -164,10 +243,6 @@ export function* encodeTokens(text: string): Generator<number[]> {
 
 /** The text of some tokens (bytes decoded as UTF-8; a split character becomes U+FFFD). */
 export function decodeTokens(tokens: readonly number[]): string {
-  if (!byRank) {
-    byRank = new Map();
-    for (const [bytes, rank] of load().ranks) byRank.set(rank, bytes);
-  }
-  const bytes = byRank;
-  return Buffer.from(tokens.map((token) => bytes.get(token) ?? '').join(''), 'latin1').toString('utf8');
+  const { ranks } = load();
+  return Buffer.concat(tokens.map((token) => ranks.bytes(token))).toString('utf8');
 }

@@ -6,11 +6,11 @@ import { errorMessage } from '../errors.ts';
 import type { JobFailure } from '../jobs/index.ts';
 import type { FallbackListener, LlmCallRecord, UsageRecorder } from '../llm/index.ts';
 import { enterLogContext, type Logger } from '../logging/index.ts';
-import type { StewardMetrics, WebhookResult } from '../metrics/index.ts';
-import { type AlertRouter, type Alerts, createAlerts, type DestinationSeams } from '../notify/index.ts';
 import type { BreakerChange, SentinelDecisionEvent } from '../skills/index.ts';
-import { SpendGuard } from '../spend/index.ts';
-import { loadTracing, otlpSettings, type Tracing, type TurnSpans } from '../tracing/index.ts';
+import { type AlertRouter, type Alerts, createAlerts, type DestinationSeams } from './create-alerts.ts';
+import { loadTracing, otlpSettings, type Tracing, type TurnSpans } from './load-tracing.ts';
+import { SpendGuard } from './spend-guard.ts';
+import type { MetricsSources, StewardMetrics, WebhookResult } from './steward-metrics.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -22,8 +22,10 @@ export type ObservabilityOptions = {
   config: () => ResolvedConfig;
   database: Queryable;
   logger: Logger;
-  /** Alert destinations beyond the webhook; the lead wires `sendEmail` and `deliverToOwner` here. */
+  /** Alert destinations beyond the webhook: the owner's mailbox (`sendEmail`) and chat channel (`deliverToOwner`). */
   seams?: DestinationSeams;
+  /** Where scrape-time metric values come from; read at each scrape, so they may name parts built later. */
+  metricsSources?: MetricsSources;
   /** Secrets beyond the configuration's (stored credentials), kept out of alerts. */
   secrets?: () => readonly string[];
   /** Prometheus metrics (loads prom-client): a server wants them, a one-shot command need not. Default true. */
@@ -47,7 +49,6 @@ export class Observability {
   readonly metrics: StewardMetrics | null;
   readonly alerts: Alerts;
   readonly spend: SpendGuard;
-  readonly seams: DestinationSeams;
   /** Why tracing is off although an OTLP endpoint is set (null when fine or not asked for). */
   readonly tracingProblem: string | null;
   readonly #router: AlertRouter;
@@ -61,16 +62,17 @@ export class Observability {
     if (problem) options.logger.warn(`tracing is off: ${problem}`);
     const traced = settings ? await loadTracing(settings, VERSION) : null;
     const metrics =
-      options.metrics === false ? null : new (await import('../metrics/index.ts')).StewardMetrics();
+      options.metrics === false
+        ? null
+        : new (await import('./steward-metrics.ts')).StewardMetrics(options.metricsSources);
     return new Observability(options, { metrics, traced, tracingProblem: problem });
   }
 
   private constructor(options: ObservabilityOptions, loaded: Loaded) {
     const { config, logger } = options;
     this.#logger = logger;
-    this.seams = options.seams ?? {};
     this.metrics = loaded.metrics;
-    const { alerts, router } = createAlerts(config, this.seams, logger, options.secrets);
+    const { alerts, router } = createAlerts(config, options.seams ?? {}, logger, options.secrets);
     this.alerts = alerts;
     this.#router = router;
     this.spend = new SpendGuard({

@@ -107,5 +107,14 @@ export function channelFindings(config: ResolvedConfig): Finding[] {
       });
     }
   }
+  if (config.channels.email === 'on' && config.channels.email_require_authentication === 'off') {
+    findings.push({
+      id: 'email-channel-trusts-from',
+      severity: 'high',
+      message:
+        'The email channel takes mail without checking that the receiving server authenticated its sender: anyone who knows an admitted address can write to Steward as that person.',
+      fix: 'Set EMAIL_REQUIRE_AUTHENTICATION=on (the default), on a mail server that adds Authentication-Results (DKIM, SPF, DMARC).',
+    });
+  }
   return findings;
 }

@@ -115,6 +115,20 @@ describe('security audit', () => {
     expect(ids(partly)).toEqual(['high channel-without-webhook-secret']);
   });
 
+  it('flags an email channel that trusts the From header, and nothing while senders are verified', () => {
+    const mailbox = {
+      STEWARD_API_TOKEN: STRONG,
+      EMAIL_CHANNEL: 'on',
+      EMAIL_IMAP_URL: 'imaps://steward:pass@mail.example.com',
+      EMAIL_SMTP_URL: 'smtps://steward:pass@mail.example.com',
+      EMAIL_FROM: 'steward@example.com',
+    };
+    expect(ids(audit(home(), mailbox))).toEqual([]);
+    expect(ids(audit(home(), { ...mailbox, EMAIL_REQUIRE_AUTHENTICATION: 'off' }))).toEqual([
+      'high email-channel-trusts-from',
+    ]);
+  });
+
   it('flags a data dir or key file other users can read, and nothing once they are private', () => {
     const dir = home();
     const data = path.join(dir, 'data');

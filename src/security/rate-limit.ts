@@ -1,14 +1,13 @@
 import type { Limits } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
-import { StewardError } from '../errors.ts';
+import { RefusedError } from '../errors.ts';
 
 /** A message refused by an inbound rate limit: nothing of it was stored. */
-export class RateLimitedError extends StewardError {
-  readonly retryAfterSeconds: number;
+export class RateLimitedError extends RefusedError {
+  declare readonly retryAfterSeconds: number;
   constructor(message: string, retryAfterSeconds: number) {
-    super('rate_limited', message);
+    super('rate_limited', message, { retryAfterSeconds });
     this.name = 'RateLimitedError';
-    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

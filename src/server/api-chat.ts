@@ -2,18 +2,19 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import {
+  type ConverseDeps,
+  converse,
+  type Exchange,
   receiptsJson,
-  type TurnEngine,
-  type TurnEvent,
   type TurnOutcome,
+  turnOutcome,
   turnTrace,
 } from '../agents/index.ts';
 import type { Database } from '../db/index.ts';
-import { StewardError } from '../errors.ts';
-import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
+import { RefusedError } from '../errors.ts';
 import { userIdProblem } from '../users/index.ts';
 import { type AuthEnv, actingUser, mayRead } from './auth.ts';
-import { badRequest, textProblem } from './input.ts';
+import { badRequest, refusalResponse, textProblem } from './input.ts';
 
 const chatBody = z
   .object({
@@ -37,12 +38,7 @@ const chatBody = z
  * with `Accept: text/event-stream` the turn's events stream as they happen (closing the stream
  * cancels the turn). `GET /api/turns/:id` → the turn's trace, for its own user or the owner.
  */
-export function chatRoutes(deps: {
-  engine: TurnEngine;
-  database: Database;
-  /** Per-user inbound limit, checked before the message is stored. */
-  rateLimit?: InboundRateLimiter;
-}): Hono<AuthEnv> {
+export function chatRoutes(deps: ConverseDeps & { database: Database }): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post('/chat', async (c) => {
     const parsed = chatBody.safeParse(await c.req.json().catch(() => null));
@@ -60,71 +56,48 @@ export function chatRoutes(deps: {
       textProblem('text', parsed.data.text) ??
       (parsed.data.conversation ? textProblem('conversation', parsed.data.conversation) : null);
     if (problem) return badRequest(c, problem);
+    const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
+    let exchange: Exchange;
     try {
-      await deps.rateLimit?.check({ userId: acting.userId });
+      exchange = await converse(deps, {
+        userId: acting.userId,
+        surface: parsed.data.channel,
+        text: parsed.data.text,
+        options: {
+          conversationId: parsed.data.conversation,
+          newConversation: parsed.data.new,
+          mode: parsed.data.mode,
+          receipts: parsed.data.receipts,
+          ...(streaming ? { signal: c.req.raw.signal, stream: () => true } : {}),
+        },
+      });
     } catch (error) {
-      if (!(error instanceof RateLimitedError)) throw error;
-      c.header('Retry-After', String(error.retryAfterSeconds));
-      return c.json({ error: 'rate_limited', message: error.message }, 429);
+      return refusalResponse(c, error);
     }
-    const input = {
-      userId: acting.userId,
-      text: parsed.data.text,
-      channel: parsed.data.channel,
-      conversationId: parsed.data.conversation,
-      newConversation: parsed.data.new,
-      mode: parsed.data.mode,
-      receipts: parsed.data.receipts,
-    };
-    if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
+    if (streaming) {
       return streamSSE(c, async (stream) => {
-        const queue: TurnEvent[] = [];
-        let wake: (() => void) | null = null;
-        let finished = false;
-        const turn = deps.engine
-          .handle({
-            ...input,
-            signal: c.req.raw.signal,
-            emit: (event) => {
-              queue.push(event);
-              wake?.();
-            },
-          })
-          .finally(() => {
-            finished = true;
-            wake?.();
-          });
-        while (!finished || queue.length) {
-          const event = queue.shift();
-          if (event) {
-            await stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = null;
+        for await (const event of exchange.events) {
+          await stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
         }
         try {
-          const outcome = await turn;
+          const outcome = await turnOutcome(exchange);
           await stream.writeSSE({ event: 'done', data: JSON.stringify(publicOutcome(outcome)) });
         } catch (error) {
-          const refused = refusal(error);
           await stream.writeSSE({
             event: 'error',
             data: JSON.stringify(
-              refused ? refused.body : { error: 'internal', message: 'The turn failed; see the server log.' },
+              error instanceof RefusedError
+                ? { error: error.label, message: error.message }
+                : { error: 'internal', message: 'The turn failed; see the server log.' },
             ),
           });
         }
       });
     }
     try {
-      return c.json(publicOutcome(await deps.engine.handle(input)));
+      return c.json(publicOutcome(await turnOutcome(exchange)));
     } catch (error) {
-      const refused = refusal(error);
-      if (refused) return c.json(refused.body, refused.status);
-      throw error;
+      return refusalResponse(c, error);
     }
   });
 
@@ -137,20 +110,6 @@ export function chatRoutes(deps: {
     return c.json(trace);
   });
   return app;
-}
-
-/** What the engine refused (bad input, unknown conversation, shutting down), as an HTTP answer. */
-function refusal(
-  error: unknown,
-): { status: 400 | 404 | 503; body: { error: string; message: string } } | null {
-  if (!(error instanceof StewardError)) return null;
-  if (error.code === 'conversation_not_found')
-    return { status: 404, body: { error: 'not_found', message: error.message } };
-  if (error.code === 'invalid_message')
-    return { status: 400, body: { error: 'bad_request', message: error.message } };
-  if (error.code === 'shutting_down')
-    return { status: 503, body: { error: 'unavailable', message: error.message } };
-  return null;
 }
 
 function publicOutcome(outcome: TurnOutcome) {

@@ -1,12 +1,10 @@
 import { Hono } from 'hono';
-import type { TurnEngine } from '../agents/index.ts';
+import { type ConverseDeps, converse, type TurnOutcome, turnOutcome } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { StewardError } from '../errors.ts';
-import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { userIdProblem } from '../users/index.ts';
 import { NOTHING_HEARD, VOICE_UNAVAILABLE, type VoiceService } from '../voice/index.ts';
 import { type AuthEnv, actingUser } from './auth.ts';
-import { badRequest, textProblem } from './input.ts';
+import { badRequest, refusalResponse, textProblem } from './input.ts';
 
 /** The route the API's JSON-only rule skips: it takes audio, up to voice.max_bytes (its own body limit). */
 export const VOICE_UPLOAD_PATH = '/api/voice';
@@ -88,13 +86,12 @@ async function readUpload(
  * (or the owner), within 10 minutes, behind the API token. When speech fails `audio_url` is null
  * and the reply carries a notice.
  */
-export function voiceRoutes(deps: {
-  engine: TurnEngine;
-  voice: VoiceService;
-  config: () => ResolvedConfig;
-  /** Per-user inbound limit, checked before the audio is transcribed or anything is stored. */
-  rateLimit?: Pick<InboundRateLimiter, 'check'>;
-}): Hono<AuthEnv> {
+export function voiceRoutes(
+  deps: ConverseDeps & {
+    voice: VoiceService;
+    config: () => ResolvedConfig;
+  },
+): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post('/voice', async (c) => {
     const config = deps.config();
@@ -115,12 +112,11 @@ export function voiceRoutes(deps: {
       userIdProblem(userId) ??
       (upload.fields.conversation ? textProblem('conversation', upload.fields.conversation) : null);
     if (problem) return badRequest(c, problem);
+    // Counted before the costly transcription; the turn below is then already admitted.
     try {
       await deps.rateLimit?.check({ userId });
     } catch (error) {
-      if (!(error instanceof RateLimitedError)) throw error;
-      c.header('Retry-After', String(error.retryAfterSeconds));
-      return c.json({ error: 'rate_limited', message: error.message }, 429);
+      return refusalResponse(c, error);
     }
     const heard = await deps.voice.transcribe(upload.audio, {
       userId,
@@ -133,28 +129,24 @@ export function voiceRoutes(deps: {
       }
       return c.json({ error: heard.code, message: heard.reply }, STATUS_OF_PROBLEM[heard.code] ?? 400);
     }
-    let outcome: Awaited<ReturnType<TurnEngine['handle']>>;
+    let outcome: TurnOutcome;
     try {
-      outcome = await deps.engine.handle({
-        userId,
-        text: heard.transcript,
-        channel: 'voice',
-        conversationId: upload.fields.conversation,
-        newConversation: upload.fields.new,
-        voice: true,
-        signal: c.req.raw.signal,
-      });
+      outcome = await turnOutcome(
+        await converse(deps, {
+          userId,
+          surface: 'voice',
+          text: heard.transcript,
+          options: {
+            conversationId: upload.fields.conversation,
+            newConversation: upload.fields.new,
+            voice: true,
+            signal: c.req.raw.signal,
+            admitted: true,
+          },
+        }),
+      );
     } catch (error) {
-      if (
-        error instanceof StewardError &&
-        (error.code === 'invalid_message' || error.code === 'conversation_not_found')
-      ) {
-        return c.json(
-          { error: error.code, message: error.message, transcript: heard.transcript },
-          error.code === 'conversation_not_found' ? 404 : 400,
-        );
-      }
-      throw error;
+      return refusalResponse(c, error, { transcript: heard.transcript });
     }
     let reply = outcome.reply;
     let audioUrl: string | null = null;

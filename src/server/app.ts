@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
@@ -16,7 +16,7 @@ import {
   requestBodyLimits,
   UPLOAD_WRAPPING_BYTES,
 } from './body-limits.ts';
-import { hostAndOriginGuard, jsonBodies } from './edge.ts';
+import { hostAndOriginGuard, jsonBodies, parsedJsonBodies } from './edge.ts';
 import { healthRoutes } from './health.ts';
 import type { HttpLifecycle } from './lifecycle.ts';
 import { type MetricsSource, metricsRoutes } from './metrics-route.ts';
@@ -40,7 +40,17 @@ export type ServerDeps = {
   mcp?: Hono<AuthEnv>;
   /** Wrong tokens per address on /api, /v1, /mcp and /metrics (default: 20 a minute). */
   authThrottle?: FailureThrottle;
+  /** What a browser gets for an unknown page (JSON otherwise); must answer 404. */
+  notFoundPage?: (c: Context) => Response | Promise<Response>;
 };
+
+/** Paths that only machines call: an unknown one there is always answered in JSON. */
+const MACHINE_PATHS = /^\/(api|v1|mcp|webhooks|metrics|ical)(\/|$)/;
+
+/** A browser navigating (Accept names text/html), not an API client (JSON or any type). */
+export function wantsHtml(c: Context): boolean {
+  return (c.req.header('accept') ?? '').includes('text/html') && !MACHINE_PATHS.test(c.req.path);
+}
 
 /**
  * Every route's body limit, first match first; any other route (the dashboard's forms, login
@@ -85,6 +95,7 @@ export function createServerApp(deps: ServerDeps): Hono {
       c.req.path === VOICE_UPLOAD_PATH ? next() : middleware(c, next);
   app.use('/api/*', exceptUploads(jsonBodies()));
   app.use('/api/*', apiAuth({ token: () => deps.config().api_token, database: deps.database }));
+  app.use('/api/*', exceptUploads(parsedJsonBodies()));
   if (deps.api) app.route('/api', deps.api);
   if (deps.webhooks) app.route('/webhooks', deps.webhooks);
   if (deps.metrics) {
@@ -99,7 +110,11 @@ export function createServerApp(deps: ServerDeps): Hono {
     app.use('/mcp', apiAuth({ token: () => deps.config().api_token, database: deps.database }));
     app.route('/mcp', deps.mcp);
   }
-  app.notFound((c) => c.json({ error: 'not_found', message: `No route ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) =>
+    deps.notFoundPage && wantsHtml(c)
+      ? deps.notFoundPage(c)
+      : c.json({ error: 'not_found', message: `No route ${c.req.method} ${c.req.path}` }, 404),
+  );
   app.onError((error, c) => {
     // A body read past its limit: the limit middleware answers 413.
     if (bodyOverflowed(c)) return c.body(null, 413);

@@ -85,3 +85,31 @@ export function jsonBodies(): MiddlewareHandler {
     return next();
   };
 }
+
+/**
+ * A JSON body that does not parse is answered 400 saying so, before any route reads it (which
+ * would see null and answer with its schema's complaint). An empty body passes. Runs after
+ * authentication.
+ */
+export function parsedJsonBodies(): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method !== 'POST' && c.req.method !== 'PUT' && c.req.method !== 'PATCH') return next();
+    // Hono keeps the body read here: the route's own c.req.json() reads it from there.
+    const text = await c.req.text();
+    // No body at all is the route's to judge (some take an empty POST).
+    if (text.trim() === '') return next();
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      return c.json(
+        {
+          error: 'bad_request',
+          message: `The request body is not valid JSON (${error.message}). Send one JSON object, e.g. {"text": "hello"}.`,
+        },
+        400,
+      );
+    }
+    return next();
+  };
+}

@@ -20,8 +20,10 @@ export {
 export {
   type BreakerChange,
   type BreakerState,
+  disabledSkills,
   type ExecutionOutcome,
   isGranted,
+  isSkillDisabled,
   type Sentinel,
   type SentinelDecision,
   type SentinelDecisionEvent,
@@ -29,6 +31,7 @@ export {
   type SentinelRequest,
   SkillExecutor,
   sentinelDecisionsOfTurn,
+  setSkillEnabled,
   unstorableCharacter,
   userBreakerKey,
 } from './executor/index.ts';
@@ -68,13 +71,11 @@ export {
   type CronSchedule,
   checkSkillMentions,
   fireTimesBetween,
-  formatInZone,
   getSkill,
   hideDomains,
   type InvalidSkill,
   invalidSkills,
   loadSkillRoots,
-  localTime,
   nextFireTime,
   parseCron,
   parseFrontmatter,
@@ -86,7 +87,6 @@ export {
   skillsVisibleTo,
   type UnavailableDomain,
   validateSkillDir,
-  zoneOffsetMinutes,
 } from './registry/index.ts';
 export type {
   DomainIndex,

@@ -1,3 +1,4 @@
+import { isTimeZone, localDay } from '../time/index.ts';
 /**
  * Calendar dates as `YYYY-MM-DD` strings, read in the user's IANA time zone. No date library:
  * a date is a day count in UTC arithmetic, and "today" comes from Intl.DateTimeFormat.
@@ -55,19 +56,7 @@ export function dateInputError(input: string): string | null {
 
 /** The calendar date at `now` in `timezone`, or null for an unknown zone. */
 export function localDate(timezone: string, now: Date): string | null {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone: timezone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    }).formatToParts(now);
-  } catch {
-    return null;
-  }
-  const part = (type: string) => parts.find((item) => item.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')}`;
+  return isTimeZone(timezone) ? localDay(now, timezone) : null;
 }
 
 export function isRealDate(date: string): boolean {

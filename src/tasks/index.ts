@@ -2,7 +2,13 @@
 export { type ArchiveResult, archiveTask } from './archive.ts';
 export { addComment } from './comments.ts';
 export { createTask, type NewTask } from './create.ts';
-export { listTasksForDashboard, type TaskListItem } from './dashboard.ts';
+export {
+  listTasksForDashboard,
+  TASK_DUE_FILTERS,
+  type TaskListFilter,
+  type TaskListItem,
+  taskOwner,
+} from './dashboard.ts';
 export {
   addDays,
   DATE_INPUT_FORMS,

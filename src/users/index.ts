@@ -19,7 +19,6 @@ export {
 export {
   ensureUser,
   getUser,
-  isValidTimezone,
   listUserIds,
   systemTimezone,
   type User,

@@ -11,22 +11,13 @@ export function systemTimezone(): string {
   return machineZone;
 }
 
-export function isValidTimezone(timezone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// `/` is allowed for channel users such as `googlechat:users/123`.
-const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$/;
+// `/` is allowed for channel users such as `googlechat:users/123`, `+` for `signal:+4915…`.
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@/+-]{0,127}$/;
 
 export function userIdProblem(id: string): string | null {
   return USER_ID.test(id) && !id.includes('..') && !id.includes('//') && !id.endsWith('/')
     ? null
-    : `"${id}" is not a valid user id: use letters, digits and _ . : @ / - (up to 128 characters).`;
+    : `"${id}" is not a valid user id: use letters, digits and _ . : @ / + - (up to 128 characters).`;
 }
 
 /** Returns the user, creating it (with `timezone`, default the system's) on first use. */

@@ -13,7 +13,8 @@ export type AudioProblem = {
   code: 'empty' | 'corrupt' | 'unsupported' | 'too_long' | 'too_big';
 };
 
-const SUPPORTED = 'Send a voice note (Ogg/Opus), or WAV, MP3 or FLAC audio.';
+const SUPPORTED =
+  'Send a voice note (Ogg/Opus, or Opus in WebM as browsers record), or WAV, MP3 or FLAC audio.';
 
 const ascii = (bytes: Uint8Array, start: number, length: number) =>
   String.fromCharCode(...bytes.subarray(start, start + length));

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import { modelFor } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
-import { errorMessage } from '../errors.ts';
+import { errorMessage, StewardError } from '../errors.ts';
 import { type LlmClient, LlmError } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { voiceRepliesOf } from '../users/index.ts';
@@ -11,6 +11,7 @@ import { ElevenLabsClient, type SpeechFormat, type SpeechResult } from './eleven
 import { spokenReply } from './speakable.ts';
 import { transcribe } from './transcribe.ts';
 import { storeClip, takeClip } from './voice-clips.ts';
+import { isWebm, webmOpusToOgg } from './webm-opus.ts';
 
 /* What Steward says about voice on its own. */
 export const NOTHING_HEARD =
@@ -51,9 +52,9 @@ export class VoiceService {
     return this.#deps.now?.() ?? new Date();
   }
 
-  /** Checks, converts and transcribes `audio`. Never throws for bad audio or a failing model. */
+  /** Checks, converts and transcribes `recorded`. Never throws for bad audio or a failing model. */
   async transcribe(
-    audio: Uint8Array,
+    recorded: Uint8Array,
     options: {
       userId: string;
       mimeType?: string | null;
@@ -67,6 +68,10 @@ export class VoiceService {
       return { ok: false, reply: NO_SPEECH_MODEL, code: 'not_configured' };
     }
     const limits = { maxSeconds: config.voice.max_seconds, maxBytes: config.voice.max_bytes };
+    // A browser's recording: its Opus moves into Ogg, and goes on as a voice note.
+    const webm = isWebm(recorded) && recorded.length <= limits.maxBytes ? fromWebm(recorded) : null;
+    if (webm && 'reply' in webm) return webm;
+    const audio = webm ? webm.ogg : recorded;
     const info = inspectAudio(audio, limits, options.mimeType);
     if (isAudioProblem(info)) return { ok: false, reply: info.problem, code: info.code };
     let payload: { data: Uint8Array; format: AudioFormat } = { data: audio, format: info.format };
@@ -197,5 +202,27 @@ export class VoiceService {
   takeClip(id: string, userId: string | null): Promise<{ contentType: string; audio: Uint8Array } | null> {
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(id)) return Promise.resolve(null);
     return takeClip(this.#deps.database, id, userId, this.#now());
+  }
+}
+
+/** A browser recording (Opus in WebM) as Ogg/Opus, or what to tell the user when it cannot be read. */
+function fromWebm(
+  audio: Uint8Array,
+): { ogg: Uint8Array } | { ok: false; reply: string; code: 'corrupt' | 'unsupported' } {
+  try {
+    return { ogg: webmOpusToOgg(audio) };
+  } catch (error) {
+    if (!(error instanceof StewardError)) throw error;
+    return error.code === 'unsupported_audio'
+      ? {
+          ok: false,
+          code: 'unsupported',
+          reply: `I cannot read that recording: ${error.message}. Record with Opus (audio/webm;codecs=opus), or send Ogg/Opus, WAV, MP3 or FLAC audio.`,
+        }
+      : {
+          ok: false,
+          code: 'corrupt',
+          reply: `I could not read that audio: it is ${error.message}. Please record it again.`,
+        };
   }
 }

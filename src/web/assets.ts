@@ -6,6 +6,7 @@ const ASSETS: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
   'chat.js': 'text/javascript; charset=utf-8',
   'turn.js': 'text/javascript; charset=utf-8',
+  'logs.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
 

@@ -1,11 +1,14 @@
-import { Hono } from 'hono';
-import type { TurnEngine, TurnHub } from '../agents/index.ts';
+import { type Context, Hono } from 'hono';
+import { html } from 'hono/html';
+import type { TurnHub } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
+import type { LlmClient } from '../llm/index.ts';
 import { type AuthEnv, isLoopbackHost, OWNER_USER } from '../server/index.ts';
 import { ensureUser, userIdProblem } from '../users/index.ts';
 import { assetRoutes } from './assets.ts';
-import { loginRoutes } from './login.ts';
+import { page } from './layout.ts';
+import { loginRoutes, requestSession } from './login.ts';
 import { openAiRoutes } from './openai-api.ts';
 import { type PageDeps, pageRoutes } from './pages/index.ts';
 import { createLoginCode } from './sessions.ts';
@@ -18,9 +21,10 @@ export { createLoginCode, LOGIN_CODE_TTL_MS, redeemLoginCode } from './sessions.
 export { LoginThrottle } from './throttle.ts';
 export { waves } from './turn-view.ts';
 
-export type WebDeps = Omit<PageDeps, 'database' | 'engine' | 'turnEvents'> & {
+export type WebDeps = Omit<PageDeps, 'database' | 'turnEvents'> & {
   database: Database;
-  engine: TurnEngine;
+  /** The model itself, for /v1 clients' housekeeping requests (no turn). */
+  llm: LlmClient;
   turnEvents: TurnHub;
   config: () => ResolvedConfig;
   throttle?: LoginThrottle;
@@ -38,6 +42,23 @@ export function webRoutes(deps: WebDeps): Hono {
   app.route('/', loginRoutes({ database: deps.database, config: deps.config, throttle }));
   app.route('/', pageRoutes(deps));
   return app;
+}
+
+/**
+ * The page a browser gets for a mistyped URL (the server answers API clients in JSON): with the
+ * menu when logged in, a way to log in otherwise.
+ */
+export function notFoundPage(database: Database): (c: Context) => Promise<Response> {
+  return async (c) => {
+    const session = (await requestSession(c, database))?.session ?? null;
+    return page(c, {
+      title: 'Not found',
+      session,
+      status: 404,
+      body: html`<p class="empty" data-not-found>There is no page at <code>${c.req.path.slice(0, 200)}</code>.</p>
+        <p>${session ? html`Go to <a href="/chat">Chat</a>, <a href="/tasks">Tasks</a> or another page in the menu.` : html`<a href="/login">Log in</a> to reach the dashboard.`}</p>`,
+    });
+  };
 }
 
 /** Where a browser on this machine reaches a server bound to host:port. */

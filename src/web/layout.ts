@@ -47,7 +47,7 @@ export function page(
   const nav = session
     ? html`<nav aria-label="Main">
         <ul>
-          ${NAV.map(
+          ${[...NAV, ...(session.owner ? [['/logs', 'Logs'] as [string, string]] : [])].map(
             ([href, label]) =>
               html`<li><a href="${href}"${current === href || current.startsWith(`${href}/`) ? html` aria-current="page"` : ''}>${label}</a></li>`,
           )}

@@ -2,15 +2,24 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { receiptsJson, type TurnEngine, type TurnEvent, type TurnOutcome } from '../agents/index.ts';
+import {
+  type ConverseDeps,
+  converse,
+  type Exchange,
+  receiptsJson,
+  type TurnEvent,
+  type TurnOutcome,
+  turnOutcome,
+} from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
-import { StewardError } from '../errors.ts';
+import { type RefusalCode, RefusedError } from '../errors.ts';
+import type { LlmClient } from '../llm/index.ts';
 import { createConversation, getConversation } from '../memory/index.ts';
-import { type InboundRateLimiter, RateLimitedError } from '../security/index.ts';
 import { OWNER_USER } from '../server/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';
 import { ensureUser, userOfApiToken } from '../users/index.ts';
+import { housekeepingKind, housekeepingResponse } from './openai-housekeeping.ts';
 
 /*
  * An OpenAI-compatible face: `GET /v1/models` and `POST /v1/chat/completions`, so any OpenAI
@@ -149,22 +158,31 @@ function usageOf(outcome: TurnOutcome) {
   };
 }
 
-function refusal(error: unknown): { status: 400 | 503; message: string; code: string } | null {
-  if (!(error instanceof StewardError)) return null;
-  if (error.code === 'invalid_message')
-    return { status: 400, message: error.message, code: 'invalid_message' };
-  if (error.code === 'shutting_down') return { status: 503, message: error.message, code: 'unavailable' };
-  return null;
+/** A refused message in OpenAI's error vocabulary; its status is the refusal's own. */
+const OPENAI_CODE: Record<RefusalCode, string> = {
+  invalid_message: 'invalid_message',
+  conversation_not_found: 'not_found',
+  rate_limited: 'rate_limit_exceeded',
+  shutting_down: 'unavailable',
+};
+
+function refusalError(c: Context, error: unknown): Response {
+  if (!(error instanceof RefusedError)) throw error;
+  if (error.retryAfterSeconds !== null) c.header('Retry-After', String(error.retryAfterSeconds));
+  return openAiError(c, error.status, error.message, OPENAI_CODE[error.code], {
+    ...(error.code === 'rate_limited' ? { type: 'requests' } : {}),
+  });
 }
 
-export function openAiRoutes(deps: {
-  engine: TurnEngine;
-  database: Database;
-  config: () => ResolvedConfig;
-  /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
-  rateLimit?: Pick<InboundRateLimiter, 'check'>;
-  now?: () => Date;
-}): Hono<OpenAiEnv> {
+export function openAiRoutes(
+  deps: ConverseDeps & {
+    /** Answers clients' housekeeping requests (titles, tags…) without a turn. */
+    llm: LlmClient;
+    database: Database;
+    config: () => ResolvedConfig;
+    now?: () => Date;
+  },
+): Hono<OpenAiEnv> {
   const app = new Hono<OpenAiEnv>();
   const now = deps.now ?? (() => new Date());
   const created = () => Math.floor(now().getTime() / 1000);
@@ -231,49 +249,66 @@ export function openAiRoutes(deps: {
     const options = body.stream_options as { include_usage?: unknown } | undefined | null;
     const includeUsage = stream && options?.include_usage === true;
 
-    try {
-      await deps.rateLimit?.check({ userId });
-    } catch (error) {
-      if (!(error instanceof RateLimitedError)) throw error;
-      c.header('Retry-After', String(error.retryAfterSeconds));
-      return openAiError(c, 429, error.message, 'rate_limit_exceeded', { type: 'requests' });
+    if (housekeepingKind(body.messages)) {
+      // A client's own housekeeping (a title, tags): counted like a message, answered by the
+      // model alone — no turn, no conversation, no skills, no memory.
+      try {
+        await deps.rateLimit?.check({ userId });
+      } catch (error) {
+        return refusalError(c, error);
+      }
+      const request = { userId, messages: body.messages as [], stream, includeUsage };
+      return housekeepingResponse(c, { llm: deps.llm, model: OPENAI_MODEL, created: created() }, request);
     }
-    await ensureUser(deps.database, userId);
-    const conversationId = await conversationFor(deps.database, userId, clientKey);
-    // Receipts travel as data (`receipts` beside `choices`), never as lines in the content.
-    const turnInput = {
-      userId,
-      text: input.text,
-      channel: OPENAI_CHANNEL,
-      conversationId,
-      receipts: 'data' as const,
-    };
+
+    let exchange: Exchange;
+    try {
+      // Counted before the conversation is looked up or created; the turn is then admitted.
+      await deps.rateLimit?.check({ userId });
+      await ensureUser(deps.database, userId);
+      const conversationId = await conversationFor(deps.database, userId, clientKey);
+      exchange = await converse(deps, {
+        userId,
+        surface: OPENAI_CHANNEL,
+        text: input.text,
+        options: {
+          conversationId,
+          admitted: true,
+          // Receipts travel as data (`receipts` beside `choices`), never as lines in the content.
+          receipts: 'data',
+          ...(stream
+            ? { signal: c.req.raw.signal, stream: (event: TurnEvent) => event.type === 'text_delta' }
+            : {}),
+        },
+      });
+    } catch (error) {
+      return refusalError(c, error);
+    }
 
     if (!stream) {
+      let outcome: TurnOutcome;
       try {
-        const outcome = await deps.engine.handle(turnInput);
-        return c.json({
-          id: `chatcmpl-${outcome.turnId}`,
-          object: 'chat.completion',
-          created: created(),
-          model: OPENAI_MODEL,
-          system_fingerprint: null,
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: outcome.reply, refusal: null },
-              logprobs: null,
-              finish_reason: 'stop',
-            },
-          ],
-          usage: usageOf(outcome),
-          receipts: receiptsJson(outcome.receipts),
-        });
+        outcome = await turnOutcome(exchange);
       } catch (error) {
-        const refused = refusal(error);
-        if (refused) return openAiError(c, refused.status, refused.message, refused.code);
-        throw error;
+        return refusalError(c, error);
       }
+      return c.json({
+        id: `chatcmpl-${outcome.turnId}`,
+        object: 'chat.completion',
+        created: created(),
+        model: OPENAI_MODEL,
+        system_fingerprint: null,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: outcome.reply, refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
+        usage: usageOf(outcome),
+        receipts: receiptsJson(outcome.receipts),
+      });
     }
 
     return streamSSE(c, async (sse) => {
@@ -296,49 +331,25 @@ export function openAiRoutes(deps: {
             ...extra,
           }),
         });
-      const deltas: string[] = [];
-      let wake: (() => void) | null = null;
-      let finished = false;
-      const turn = deps.engine
-        .handle({
-          ...turnInput,
-          signal: c.req.raw.signal,
-          emit: (event: TurnEvent) => {
-            if (event.type !== 'text_delta' || !event.text) return;
-            deltas.push(event.text);
-            wake?.();
-          },
-        })
-        .finally(() => {
-          finished = true;
-          wake?.();
-        });
       await chunk({ role: 'assistant', content: '', refusal: null }, null);
       let sent = '';
-      while (!finished || deltas.length) {
-        const text = deltas.shift();
-        if (text !== undefined) {
-          sent += text;
-          await chunk({ content: text }, null);
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = null;
+      for await (const event of exchange.events) {
+        if (event.type !== 'text_delta' || !event.text) continue;
+        sent += event.text;
+        await chunk({ content: event.text }, null);
       }
       let outcome: TurnOutcome;
       try {
-        outcome = await turn;
+        outcome = await turnOutcome(exchange);
       } catch (error) {
-        const refused = refusal(error);
+        const refused = error instanceof RefusedError ? error : null;
         await sse.writeSSE({
           data: JSON.stringify({
             error: {
               message: refused ? refused.message : 'The turn failed; see the server log.',
               type: refused ? 'invalid_request_error' : 'server_error',
               param: null,
-              code: refused ? refused.code : 'internal_error',
+              code: refused ? OPENAI_CODE[refused.code] : 'internal_error',
             },
           }),
         });

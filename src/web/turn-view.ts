@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import type { TurnTrace } from '../agents/index.ts';
 import { formatCost, formatDate } from './layout.ts';
 import { markdown } from './markdown.ts';
+import { commandText } from './skill-help.ts';
 
 /** The contract's agent statuses, from the stored ones. */
 export function agentStatus(stored: string): 'pending' | 'running' | 'done' | 'failed' | 'skipped' {
@@ -49,7 +50,7 @@ function agentNode(agent: Agent) {
     <p class="mission">${truncate(agent.mission, 300)}</p>
     ${deps.length ? html`<p class="deps">after ${deps.join(', ')}</p>` : ''}
     <p class="meta" data-field="duration">${agent.duration_ms !== null && agent.duration_ms !== undefined ? `${agent.duration_ms} ms` : ''}</p>
-    <ul class="calls" data-field="calls">${agent.skill_calls.map((call) => html`<li class="call-${call.status}" data-execution-id="${call.id}"><code>${truncate(call.command, 200)}</code> ${call.status}</li>`)}</ul>
+    <ul class="calls" data-field="calls">${agent.skill_calls.map((call) => html`<li class="call-${call.status}" data-execution-id="${call.id}"><code class="command">${commandText(truncate(call.command, 200))}</code> ${call.status}</li>`)}</ul>
     ${agent.error ? html`<p class="error">${truncate(agent.error, 500)}</p>` : ''}
   </article>`;
 }
@@ -66,7 +67,7 @@ export function turnBody(trace: TurnTrace) {
     ...trace.llm_calls.map((call) => ({
       at: call.created_at,
       kind: 'llm' as const,
-      html: html`<tr class="llm"><td>${formatDate(call.created_at)}</td><td>LLM ${call.role}</td><td><code>${call.model}</code>${call.error ? html` <span class="error">${truncate(call.error, 200)}</span>` : ''}</td><td>${call.latency_ms} ms</td><td>${call.prompt_tokens}</td><td>${call.cached_tokens}</td><td>${call.completion_tokens}</td><td>${formatCost(call.cost)}</td></tr>`,
+      html: html`<tr class="llm"><td data-label="At">${formatDate(call.created_at)}</td><td data-label="What">LLM ${call.role}</td><td data-label="Detail"><code>${call.model}</code>${call.error ? html` <span class="error">${truncate(call.error, 200)}</span>` : ''}</td><td data-label="Duration">${call.latency_ms} ms</td><td data-label="Prompt">${call.prompt_tokens}</td><td data-label="Cached">${call.cached_tokens}</td><td data-label="Completion">${call.completion_tokens}</td><td data-label="Cost">${formatCost(call.cost)}</td></tr>`,
     })),
     ...[
       ...trace.agents.flatMap((agent) => agent.skill_calls.map((call) => ({ call, agent: agent.agent_id }))),
@@ -74,7 +75,7 @@ export function turnBody(trace: TurnTrace) {
     ].map(({ call, agent }) => ({
       at: new Date(call.started_at ?? 0),
       kind: 'skill' as const,
-      html: html`<tr class="skill call-${call.status}" data-execution-id="${call.id}"><td>${formatDate(call.started_at ? new Date(call.started_at) : null)}</td><td>skill${agent ? ` (${agent})` : ''}</td><td><code>${truncate(call.command, 300)}</code> <span class="badge">${call.status}</span><details><summary>result</summary><pre>${truncate(call.result ?? call.error ?? '', 4000)}</pre></details></td><td>${call.duration_ms ?? ''} ms</td><td></td><td></td><td></td><td></td></tr>`,
+      html: html`<tr class="skill call-${call.status}" data-execution-id="${call.id}"><td data-label="At">${formatDate(call.started_at ? new Date(call.started_at) : null)}</td><td data-label="What">skill${agent ? ` (${agent})` : ''}</td><td data-label="Detail"><code class="command">${commandText(truncate(call.command, 300))}</code> <span class="badge">${call.status}</span><details><summary>result</summary><pre>${truncate(call.result ?? call.error ?? '', 4000)}</pre></details></td><td data-label="Duration">${call.duration_ms ?? ''} ms</td><td></td><td></td><td></td><td></td></tr>`,
     })),
   ].sort((a, b) => a.at.getTime() - b.at.getTime());
   return html`<section class="card turn-summary" data-turn-id="${turn.id}" data-turn-status="${turn.status}">
@@ -89,7 +90,7 @@ export function turnBody(trace: TurnTrace) {
       ${trace.agents.length ? '' : html`<p class="empty" id="no-agents">No agents were dispatched in this turn.</p>`}
     </div>
     <h2>Timeline</h2>
-    <div class="scroll"><table class="timeline">
+    <div class="scroll"><table class="timeline stack">
       <thead><tr><th>At</th><th>What</th><th>Detail</th><th>Duration</th><th>Prompt</th><th>Cached</th><th>Completion</th><th>Cost</th></tr></thead>
       <tbody id="timeline">${rows.map((row) => row.html)}</tbody>
     </table></div>

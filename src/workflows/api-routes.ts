@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { DeliveryReceipt } from '../channels/index.ts';
 import { userIdProblem } from '../users/index.ts';
+import type { DeliveryReceipt } from './delivery-receipt.ts';
 import type { WorkflowRun } from './run-store.ts';
 import type { WorkflowScheduler } from './scheduler.ts';
 

@@ -190,3 +190,25 @@ export async function removeSchedules(
     keys,
   ]);
 }
+
+/** Pauses (at `pausedAt`) or resumes (null) a registered schedule; false when it is not registered. */
+export async function setSchedulePaused(
+  db: Queryable,
+  key: { userId: string; skill: string },
+  pausedAt: Date | null,
+): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE workflow_schedules SET paused_at = $3 WHERE user_id = $1 AND skill = $2 RETURNING skill',
+    [key.userId, key.skill, pausedAt?.toISOString() ?? null],
+  );
+  return rows.length > 0;
+}
+
+/** The paused schedules (one user's, or everyone's), as `user skill` keys. */
+export async function pausedSchedules(db: Queryable, userId?: string): Promise<Set<string>> {
+  const rows = await db.query<{ user_id: string; skill: string }>(
+    `SELECT user_id, skill FROM workflow_schedules WHERE paused_at IS NOT NULL ${userId ? 'AND user_id = $1' : ''}`,
+    userId ? [userId] : [],
+  );
+  return new Set(rows.map((row) => `${row.user_id} ${row.skill}`));
+}

@@ -1,22 +1,25 @@
-import type { DeliveryReceipt } from '../channels/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import {
   type CronSchedule,
-  formatInZone,
   nextFireTime,
   parseCron,
   type SkillDefinition,
   type SkillSnapshot,
 } from '../skills/index.ts';
+import { formatInZone } from '../time/index.ts';
 import { ensureUser } from '../users/index.ts';
+import type { DeliveryReceipt } from './delivery-receipt.ts';
+import { recordMissed } from './missed-runs.ts';
 import {
-  claimRun,
   latestRuns,
+  pausedSchedules,
   type RunStatus,
   type RunTrigger,
   registerSchedule,
   removeSchedules,
+  runsOf,
+  setSchedulePaused,
   type WorkflowRun,
 } from './run-store.ts';
 import { type ReminderSettings, sendTaskReminders } from './task-reminders.ts';
@@ -61,7 +64,12 @@ export type ScheduleView = {
   last_status: RunStatus | null;
   /** Where the last run's output went and whether it arrived; null when nothing was delivered. */
   delivery: DeliveryReceipt | null;
+  /** Paused on the dashboard: its times pass without a run (`next_run` is then null). */
+  paused: boolean;
 };
+
+/** One past run with where its output went (the output is its turn's reply). */
+export type RunWithDelivery = { run: WorkflowRun; delivery: DeliveryReceipt | null };
 
 export type SchedulerDeps = Omit<RunnerDeps, 'now'> & {
   jobs: JobQueue;
@@ -275,6 +283,13 @@ export class WorkflowScheduler {
           }
         }
         if (due.length === 0) continue;
+        // Paused (on any instance): its times pass unrun and unrecorded, as if it had none.
+        if (
+          (await pausedSchedules(this.#deps.database, schedule.userId)).has(
+            keyOf(schedule.userId, schedule.skill.name),
+          )
+        )
+          continue;
         const whileDown = due.filter((time) => time < this.#startedAt - STARTUP_GRACE_MS);
         const onTime = due.filter((time) => time >= this.#startedAt - STARTUP_GRACE_MS);
         const lost: number[] = [];
@@ -291,7 +306,16 @@ export class WorkflowScheduler {
           await this.#enqueue(schedule, time, 'schedule');
           enqueued++;
         }
-        missed += await this.#recordMissed(schedule, lost);
+        missed += await recordMissed(
+          {
+            ...this.#deps,
+            notify:
+              this.#deps.notify ?? ((userId, text) => this.#deps.deliver(userId, text, { source: 'notice' })),
+          },
+          schedule,
+          lost,
+          this.#now(),
+        );
       }
       const minute = Math.floor(now / 60_000);
       if (this.#deps.reminders && minute !== this.#remindedMinute) {
@@ -330,64 +354,24 @@ export class WorkflowScheduler {
     );
   }
 
-  /** Records missed times (once, whichever instance gets there first) and tells the owner. */
-  async #recordMissed(schedule: ActiveSchedule, times: number[]): Promise<number> {
-    if (times.length === 0) return 0;
-    const now = this.#now();
-    const recorded: number[] = [];
-    for (const time of times) {
-      const claimed = await claimRun(this.#deps.database, {
-        userId: schedule.userId,
-        skill: schedule.skill.name,
-        scheduledFor: new Date(time),
-        trigger: 'schedule',
-        status: 'missed',
-        startedAt: now,
-        error:
-          schedule.catchUpSeconds === 0
-            ? 'missed while Steward was not running (catch_up is 0)'
-            : `missed while Steward was not running, more than ${describeSeconds(schedule.catchUpSeconds)} ago`,
-      });
-      if (claimed) recorded.push(time);
-    }
-    if (recorded.length === 0) return 0;
-    const name = schedule.skill.action;
-    const shown = recorded.slice(-5).map((time) => formatInZone(time, schedule.timezone));
-    const more = recorded.length > shown.length ? ` and ${recorded.length - shown.length} earlier` : '';
-    const why =
-      schedule.catchUpSeconds === 0
-        ? 'Its catch_up is 0, so missed runs are skipped.'
-        : `It is run on start only when less than ${describeSeconds(schedule.catchUpSeconds)} late (catch_up).`;
-    const text = `Missed: workflow ${name} was due at ${shown.join(', ')}${more} while Steward was not running, and did not run. ${why}`;
-    const notify =
-      this.#deps.notify ??
-      ((userId: string, message: string) => this.#deps.deliver(userId, message, { source: 'notice' }));
-    await notify(schedule.userId, text).catch((error) =>
-      this.#deps.logger.warn(
-        { err: errorMessage(error), skill: schedule.skill.name },
-        'could not tell of a missed run',
-      ),
-    );
-    this.#deps.logger.warn(
-      { skill: schedule.skill.name, userId: schedule.userId, missed: recorded.length },
-      'scheduled runs missed',
-    );
-    return recorded.length;
-  }
-
   /** Every declared schedule (one user's, or everyone's) with its next and last run. */
   async list(userId?: string): Promise<ScheduleView[]> {
     const now = this.#now();
     const declared = (await this.declared(this.#deps.skills())).filter(
       (schedule) => userId === undefined || schedule.userId === userId,
     );
-    const runs = await latestRuns(this.#deps.database, userId);
+    const [runs, paused] = await Promise.all([
+      latestRuns(this.#deps.database, userId),
+      pausedSchedules(this.#deps.database, userId),
+    ]);
     const latest = new Map(runs.map((run) => [keyOf(run.userId, run.skill), run]));
     const receipts = await this.#receipts(runs);
     return declared
       .map((schedule) => {
-        const last = latest.get(keyOf(schedule.userId, schedule.skill.name));
-        const next = nextFireTime(schedule.cron, schedule.timezone, now);
+        const key = keyOf(schedule.userId, schedule.skill.name);
+        const last = latest.get(key);
+        const isPaused = paused.has(key);
+        const next = isPaused ? null : nextFireTime(schedule.cron, schedule.timezone, now);
         return {
           name: schedule.skill.action,
           skill: schedule.skill.name,
@@ -400,9 +384,45 @@ export class WorkflowScheduler {
           last_run: last ? formatInZone(last.startedAt ?? last.scheduledFor, schedule.timezone) : null,
           last_status: last?.status ?? null,
           delivery: (last?.deliveryId && receipts.get(last.deliveryId)) || null,
+          paused: isPaused,
         };
       })
       .sort((a, b) => (a.user === b.user ? (a.skill < b.skill ? -1 : 1) : a.user < b.user ? -1 : 1));
+  }
+
+  /**
+   * Pauses or resumes one user's schedule (by name or full skill name). Resolves with a message
+   * saying why not when that user has no such schedule.
+   */
+  async setPaused(
+    name: string,
+    userId: string,
+    paused: boolean,
+  ): Promise<{ skill: string } | { problem: string }> {
+    const schedule = (await this.declared(this.#deps.skills())).find(
+      (entry) => entry.userId === userId && (entry.skill.name === name || entry.skill.action === name),
+    );
+    if (!schedule) return { problem: `No schedule "${name}" for user ${userId}.` };
+    const key = { userId, skill: schedule.skill.name };
+    let done = await setSchedulePaused(this.#deps.database, key, paused ? this.#now() : null);
+    if (!done) {
+      // Declared but not registered yet (its file was just written): register it, then pause.
+      await this.sync(this.#deps.skills());
+      done = await setSchedulePaused(this.#deps.database, key, paused ? this.#now() : null);
+    }
+    if (!done) return { problem: `${schedule.skill.name} is not active: is the scheduler running?` };
+    this.#deps.logger.info(
+      { skill: schedule.skill.name, userId },
+      paused ? 'schedule paused' : 'schedule resumed',
+    );
+    return { skill: schedule.skill.name };
+  }
+
+  /** One user's latest runs of a workflow, newest first, each with its delivery receipt. */
+  async runs(skill: string, userId: string, limit = 10): Promise<RunWithDelivery[]> {
+    const runs = await runsOf(this.#deps.database, { userId, skill }, limit);
+    const receipts = await this.#receipts(runs);
+    return runs.map((run) => ({ run, delivery: (run.deliveryId && receipts.get(run.deliveryId)) || null }));
   }
 
   /** The receipt of the run's delivery, or null (nothing delivered, or no receipts here). */
@@ -457,10 +477,4 @@ export class WorkflowScheduler {
     if (!run) return { problem: `${target.skill.name} is already running.` };
     return { run };
   }
-}
-
-function describeSeconds(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
-  if (seconds % 60 === 0) return `${seconds / 60} min`;
-  return `${seconds} s`;
 }

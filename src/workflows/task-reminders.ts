@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import { zoneOffsetMinutes } from '../skills/index.ts';
 import { activeTasksDueBy, addDays, type DueTask } from '../tasks/index.ts';
+import { zonedToInstant } from '../time/index.ts';
 import { getUser } from '../users/index.ts';
 import type { WorkflowDeliver } from './workflow-runner.ts';
 
@@ -28,10 +28,7 @@ const MINUTE = 60_000;
 function localInstant(date: string, time: string, zone: string): number {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   const [hour, minute] = time.split(':').map(Number) as [number, number];
-  const wall = Date.UTC(year, month - 1, day, hour, minute);
-  // Two passes: the offset at the guess, then at the corrected instant (a DST day).
-  const first = wall - zoneOffsetMinutes(wall, zone) * MINUTE;
-  return wall - zoneOffsetMinutes(first, zone) * MINUTE;
+  return zonedToInstant({ year, month, day, hour, minute }, zone).getTime();
 }
 
 /**

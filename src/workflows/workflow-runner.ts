@@ -1,8 +1,9 @@
-import type { TurnInput, TurnOutcome } from '../agents/index.ts';
+import { converse, type TurnEngine, type TurnOutcome, turnOutcome } from '../agents/index.ts';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import { checkSkillMentions, formatInZone, type SkillSnapshot, skillsVisibleTo } from '../skills/index.ts';
+import { checkSkillMentions, type SkillSnapshot, skillsVisibleTo } from '../skills/index.ts';
+import { formatInZone } from '../time/index.ts';
 import { claimRun, finishRun, type RunTrigger, runAt, type WorkflowRun } from './run-store.ts';
 
 /** channels' deliver(): `source` says what is delivered; its answer's `deliveryId` names the receipt. */
@@ -27,7 +28,7 @@ export const RUN_EXPIRY_SECONDS = 3600;
 export type RunnerDeps = {
   database: Database;
   skills: () => SkillSnapshot;
-  engine: { handle(input: TurnInput): Promise<TurnOutcome> };
+  engine: Pick<TurnEngine, 'handle'>;
   /**
    * Sends text to the user's primary channel (or their conversation), as channels' deliver():
    * its `deliveryId` names the receipt the outbox settles. Throws when it cannot even queue it.
@@ -82,12 +83,14 @@ export async function runWorkflow(deps: RunnerDeps, request: RunRequest): Promis
   const when = formatInZone(request.scheduledFor, request.timezone);
   let outcome: TurnOutcome;
   try {
-    outcome = await deps.engine.handle({
-      userId: request.userId,
-      channel: SCHEDULED_CHANNEL,
-      text: `Run the workflow ${skill.name} (${request.trigger === 'manual' ? 'run now' : `scheduled for ${when}`}).`,
-      mission: { text: skill.body, skills, agentId: name },
-    });
+    outcome = await turnOutcome(
+      await converse(deps, {
+        userId: request.userId,
+        surface: SCHEDULED_CHANNEL,
+        text: `Run the workflow ${skill.name} (${request.trigger === 'manual' ? 'run now' : `scheduled for ${when}`}).`,
+        options: { mission: { text: skill.body, skills, agentId: name } },
+      }),
+    );
   } catch (error) {
     return finish(deps, run, {
       status: 'failed',

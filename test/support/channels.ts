@@ -1,8 +1,6 @@
 import type { Hono } from 'hono';
 import { FailureLimiter } from '../../src/channels/failure-limiter.ts';
-import { webhookRoutes } from '../../src/channels/index.ts';
 import { type Logger, silentLogger } from '../../src/logging/logger.ts';
-import { createServerApp } from '../../src/server/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
 import { startTestSteward, type TestSteward } from './steward.ts';
@@ -25,25 +23,25 @@ export async function startChannelSteward(
   channelsYaml: string,
   options: {
     limiter?: FailureLimiter;
+    /** Where webhook requests are logged (default: silent). */
     logger?: Logger;
     onVerification?: (channel: string, result: 'verified' | 'rejected') => void;
   } = {},
 ): Promise<ChannelSteward> {
-  const steward = await startTestSteward(backend, fake, { extraYaml: channelsYaml });
+  const steward = await startTestSteward(backend, fake, {
+    extraYaml: channelsYaml,
+    runtime: {
+      webhooks: {
+        limiter: options.limiter ?? new FailureLimiter({ maxFailures: 1000 }),
+        logger: options.logger ?? silentLogger(),
+        ...(options.onVerification ? { onVerification: options.onVerification } : {}),
+      },
+    },
+  });
   const { runtime } = steward;
   await runtime.jobs.start();
   await runtime.channels.start();
-  const webhooks = webhookRoutes(runtime.channels, {
-    logger: options.logger ?? silentLogger(),
-    limiter: options.limiter ?? new FailureLimiter({ maxFailures: 1000 }),
-    onVerification: options.onVerification,
-  });
-  const app = createServerApp({
-    database: runtime.database,
-    logger: silentLogger(),
-    config: () => runtime.config.get(),
-    webhooks,
-  });
+  const { app } = runtime;
   return {
     ...steward,
     app,

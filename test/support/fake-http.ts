@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /* A real HTTP server on a random port that records every request, for the fake platform APIs. */
 
@@ -86,6 +87,10 @@ export function gatewayErrorPage(status: number, headers?: Record<string, string
 /** Starts a server answering each request with `route`'s reply; a hanging reply holds its socket. */
 export async function startFakeHttp(
   route: (request: RecordedRequest) => FakeReply | Promise<FakeReply>,
+  options: {
+    /** Takes WebSocket upgrade requests (a fake whose API and socket share one port). */
+    upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  } = {},
 ): Promise<FakeHttp> {
   const requests: RecordedRequest[] = [];
   const hanging = new Set<ServerResponse>();
@@ -117,6 +122,7 @@ export async function startFakeHttp(
       response.end(reply.json === undefined ? '' : JSON.stringify(reply.json));
     })();
   });
+  if (options.upgrade) server.on('upgrade', options.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

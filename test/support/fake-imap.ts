@@ -4,11 +4,19 @@ import addressparser from 'nodemailer/lib/addressparser/index.js';
 /*
  * A small real IMAP4rev1 responder, enough for imapflow: LOGIN, CAPABILITY, LIST/LSUB (with
  * special-use), SELECT/EXAMINE, UID SEARCH, UID FETCH (UID FLAGS ENVELOPE INTERNALDATE BODY[]),
- * UID STORE, UID MOVE, CREATE, APPEND (literal), NOOP, LOGOUT. One user, in-memory mailboxes.
+ * UID STORE, UID MOVE, CREATE, APPEND (literal), IDLE (unless `idle: false`), NOOP, LOGOUT.
+ * One user, in-memory mailboxes; a message added is announced (`* N EXISTS`) to every session
+ * that has its mailbox selected, as servers do during IDLE.
  */
 
 export type FakeImapMessage = { uid: number; flags: Set<string>; raw: Buffer; internalDate: Date };
-type Mailbox = { name: string; specialUse?: string; uidNext: number; messages: FakeImapMessage[] };
+type Mailbox = {
+  name: string;
+  specialUse?: string;
+  uidNext: number;
+  uidValidity: number;
+  messages: FakeImapMessage[];
+};
 
 export type FakeImap = {
   port: number;
@@ -17,6 +25,12 @@ export type FakeImap = {
   add(mailbox: string, raw: string, options?: { flags?: string[]; date?: Date }): number;
   /** Every command line received (for assertions). */
   commands: string[];
+  /** The mailbox rebuilt: a new UIDVALIDITY, its messages renumbered from 1. */
+  rebuild(mailbox: string): void;
+  /** Open connections. */
+  connections(): number;
+  /** Ends every connection (a server restart). */
+  dropConnections(): void;
   close(): Promise<void>;
 };
 
@@ -27,6 +41,8 @@ export async function startFakeImap(options: {
   user: string;
   password: string;
   offerStartTls?: boolean;
+  /** Offer IDLE (default true). */
+  idle?: boolean;
 }): Promise<FakeImap> {
   const mailboxes = new Map<string, Mailbox>();
   for (const [name, specialUse] of [
@@ -35,15 +51,18 @@ export async function startFakeImap(options: {
     ['Archive', '\\Archive'],
     ['Sent', '\\Sent'],
   ] as const) {
-    mailboxes.set(name, { name, specialUse, uidNext: 1, messages: [] });
+    mailboxes.set(name, { name, specialUse, uidNext: 1, uidValidity: 7, messages: [] });
   }
   const commands: string[] = [];
+  const watchers = new Set<(mailbox: Mailbox) => void>();
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
+    // Many small writes per answer: without this, Nagle and delayed ACKs stall each one ~40 ms.
+    socket.setNoDelay(true);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
-    session(socket, { ...options, mailboxes, commands });
+    session(socket, { ...options, mailboxes, commands, watchers });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
@@ -61,7 +80,18 @@ export async function startFakeImap(options: {
         raw: Buffer.from(raw.replace(/\r?\n/g, '\r\n')),
         internalDate: addOptions.date ?? new Date(),
       });
+      for (const watcher of watchers) watcher(mailbox);
       return uid;
+    },
+    rebuild(name) {
+      const mailbox = mailboxes.get(name)!;
+      mailbox.uidValidity++;
+      mailbox.uidNext = 1;
+      for (const message of mailbox.messages) message.uid = mailbox.uidNext++;
+    },
+    connections: () => sockets.size,
+    dropConnections() {
+      for (const socket of sockets) socket.destroy();
     },
     close: () =>
       new Promise((resolve) => {
@@ -77,6 +107,8 @@ type SessionState = {
   offerStartTls?: boolean;
   mailboxes: Map<string, Mailbox>;
   commands: string[];
+  watchers: Set<(mailbox: Mailbox) => void>;
+  idle?: boolean;
 };
 
 function session(socket: Socket, state: SessionState): void {
@@ -84,12 +116,27 @@ function session(socket: Socket, state: SessionState): void {
   let selected: Mailbox | null = null;
   let authed = false;
   let pendingAppend: { tag: string; mailbox: Mailbox; flags: string[]; size: number } | null = null;
-  const send = (text: string | Buffer) => socket.write(text);
-  const capabilities = state.offerStartTls ? `${CAPABILITIES} STARTTLS` : CAPABILITIES;
+  let idleTag: string | null = null;
+  const send = (text: string | Buffer) => {
+    if (!socket.destroyed) socket.write(text);
+  };
+  const announce = (mailbox: Mailbox) => {
+    if (selected === mailbox) send(`* ${mailbox.messages.length} EXISTS\r\n`);
+  };
+  state.watchers.add(announce);
+  socket.on('close', () => state.watchers.delete(announce));
+  const base = state.idle === false ? CAPABILITIES : `${CAPABILITIES} IDLE`;
+  const capabilities = state.offerStartTls ? `${base} STARTTLS` : base;
   send(`* OK [CAPABILITY ${capabilities}] fake IMAP ready\r\n`);
 
   const handle = (line: string) => {
     state.commands.push(line);
+    if (idleTag) {
+      if (line.trim().toUpperCase() === 'DONE') send(`${idleTag} OK IDLE terminated\r\n`);
+      else send(`${idleTag} BAD expected DONE\r\n`);
+      idleTag = null;
+      return;
+    }
     const tokens = tokenize(line);
     const tag = tokens[0] ?? '*';
     let command = (tokens[1] ?? '').toUpperCase();
@@ -113,7 +160,7 @@ function session(socket: Socket, state: SessionState): void {
       case 'LOGIN':
         if (args[0] === state.user && args[1] === state.password) {
           authed = true;
-          return ok(`[CAPABILITY ${CAPABILITIES}] LOGIN completed`);
+          return ok(`[CAPABILITY ${base}] LOGIN completed`);
         }
         return no('[AUTHENTICATIONFAILED] Invalid credentials');
       case 'LOGOUT':
@@ -138,7 +185,8 @@ function session(socket: Socket, state: SessionState): void {
       }
       case 'CREATE': {
         const name = args[0]!;
-        if (!state.mailboxes.has(name)) state.mailboxes.set(name, { name, uidNext: 1, messages: [] });
+        if (!state.mailboxes.has(name))
+          state.mailboxes.set(name, { name, uidNext: 1, uidValidity: 7, messages: [] });
         return ok();
       }
       case 'SELECT':
@@ -149,7 +197,7 @@ function session(socket: Socket, state: SessionState): void {
         send('* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r\n');
         send('* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft \\*)] flags\r\n');
         send(`* ${mailbox.messages.length} EXISTS\r\n* 0 RECENT\r\n`);
-        send(`* OK [UIDVALIDITY 7] uids\r\n* OK [UIDNEXT ${mailbox.uidNext}] next\r\n`);
+        send(`* OK [UIDVALIDITY ${mailbox.uidValidity}] uids\r\n* OK [UIDNEXT ${mailbox.uidNext}] next\r\n`);
         return ok(`[${command === 'SELECT' ? 'READ-WRITE' : 'READ-ONLY'}] ${command} completed`);
       }
       case 'APPEND': {
@@ -232,6 +280,10 @@ function session(socket: Socket, state: SessionState): void {
         }
         return ok();
       }
+      case 'IDLE':
+        if (state.idle === false) return send(`${tag} BAD unknown command IDLE\r\n`);
+        idleTag = tag;
+        return send('+ idling\r\n');
       case 'CLOSE':
       case 'UNSELECT':
         selected = null;
@@ -259,7 +311,8 @@ function session(socket: Socket, state: SessionState): void {
           raw: Buffer.from(raw),
           internalDate: new Date(),
         });
-        send(`${tag} OK [APPENDUID 7 ${uid}] APPEND completed\r\n`);
+        for (const watcher of state.watchers) watcher(mailbox);
+        send(`${tag} OK [APPENDUID ${mailbox.uidValidity} ${uid}] APPEND completed\r\n`);
         continue;
       }
       const end = buffer.indexOf('\r\n');

@@ -8,6 +8,9 @@ export type ReceivedMail = { from: string; to: string[]; raw: string; secure: bo
  */
 export async function startFakeSmtp(options: { user: string; password: string; offerStartTls?: boolean }) {
   const received: ReceivedMail[] = [];
+  /** Answers to give the next MAIL FROM commands instead of accepting (`451 4.3.0 try later`). */
+  const failures: Array<{ code: number; message: string }> = [];
+  let attempts = 0;
   const server = new SMTPServer({
     disabledCommands: options.offerStartTls ? [] : ['STARTTLS'],
     authOptional: false,
@@ -17,6 +20,14 @@ export async function startFakeSmtp(options: { user: string; password: string; o
       if (auth.username === options.user && auth.password === options.password)
         callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
+    },
+    onMailFrom(_address, _session, callback) {
+      attempts++;
+      const failure = failures.shift();
+      if (!failure) return callback();
+      const error = new Error(failure.message) as Error & { responseCode: number };
+      error.responseCode = failure.code;
+      callback(error);
     },
     onData(stream, session, callback) {
       let raw = '';
@@ -40,6 +51,11 @@ export async function startFakeSmtp(options: { user: string; password: string; o
     port,
     url: `smtp://${encodeURIComponent(options.user)}:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
     received,
+    /** MAIL FROM commands seen (sending attempts). */
+    attempts: () => attempts,
+    failNext(...answers: Array<{ code: number; message: string }>) {
+      failures.push(...answers);
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type ResolvedConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
-import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
 import type { Backend, TestDatabase } from './db.ts';
 import { createTestDatabase } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
@@ -57,7 +57,13 @@ export type TestSteward = {
 export async function startTestSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: { extraYaml?: string; memory?: boolean; llmYaml?: string } = {},
+  options: {
+    extraYaml?: string;
+    memory?: boolean;
+    llmYaml?: string;
+    /** Fakes at the boundary the runtime takes as options (the webhook limiter, listener and logger). */
+    runtime?: Pick<RuntimeOptions, 'webhooks' | 'logFile'>;
+  } = {},
 ): Promise<TestSteward> {
   const { dir, env } = writeTestConfig(fake.url, options.extraYaml, {
     memory: options.memory,
@@ -69,6 +75,7 @@ export async function startTestSteward(
     database: db.database,
     logger: silentLogger(),
     metrics: true,
+    ...options.runtime,
   });
   return {
     runtime,

@@ -6,6 +6,8 @@ import type { FakeRequest } from './fake-llm.ts';
 
 export const VOICE_NOTE_OGG = readFileSync(new URL('../fixtures/voice/voice-note.ogg', import.meta.url));
 export const VOICE_NOTE_WAV = readFileSync(new URL('../fixtures/voice/voice-note.wav', import.meta.url));
+/** The same speech as a browser records it (MediaRecorder, audio/webm;codecs=opus): see make-webm.ts. */
+export const VOICE_NOTE_WEBM = readFileSync(new URL('../fixtures/voice/voice-note.webm', import.meta.url));
 export const SILENCE_OGG = readFileSync(new URL('../fixtures/voice/silence.ogg', import.meta.url));
 
 /** What espeak-ng says in the voice note fixtures. */

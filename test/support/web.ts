@@ -1,12 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { pendingPairings } from '../../src/channels/index.ts';
-import { silentLogger } from '../../src/logging/logger.ts';
-import { InboundRateLimiter } from '../../src/security/index.ts';
-import { createServerApp } from '../../src/server/index.ts';
-import { learnedSkillsFor } from '../../src/skills/index.ts';
-import { webRoutes } from '../../src/web/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
 import { startTestSteward, type TestSteward } from './steward.ts';
@@ -24,35 +18,14 @@ export type WebSteward = TestSteward & {
 export async function startWebSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: { extraYaml?: string } = {},
+  options: { extraYaml?: string; logFile?: string } = {},
 ): Promise<WebSteward> {
   const steward = await startTestSteward(backend, fake, {
     extraYaml: `api_token: "${OWNER_TOKEN}"\n${options.extraYaml ?? ''}`,
+    ...(options.logFile ? { runtime: { logFile: options.logFile } } : {}),
   });
   const { runtime } = steward;
-  const app = createServerApp({
-    database: runtime.database,
-    logger: silentLogger(),
-    config: () => runtime.config.get(),
-    routes: [
-      webRoutes({
-        database: runtime.database,
-        engine: runtime.engine,
-        turnEvents: runtime.turnEvents,
-        config: () => runtime.config.get(),
-        skills: () => runtime.skills.snapshot(),
-        breakers: () => runtime.executor.breakers.states(),
-        channels: {
-          status: () => runtime.channels.status(),
-          approvePairing: (code, options) => runtime.channels.approvePairing(code, options),
-          pending: () => pendingPairings(runtime.database, runtime.channels.now()),
-        },
-        schedules: runtime.workflows,
-        learned: learnedSkillsFor(runtime.services) ?? undefined,
-        rateLimit: new InboundRateLimiter(runtime.database, () => runtime.config.get().limits),
-      }),
-    ],
-  });
+  const { app } = runtime;
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const made = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(made));
   });

@@ -3,6 +3,7 @@ import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
 import type { ChannelsConfig } from '../../config/index.ts';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
+import { waitUnlessAborted } from '../../time/index.ts';
 import type { CursorStore } from '../cursor-store.ts';
 import { unreachable } from '../probe.ts';
 import { httpFailure, networkFailure } from '../send-errors.ts';
@@ -37,16 +38,6 @@ export type DiscordOptions = {
   /** How long a REST call may take before its outcome is unknown (default 30 s). */
   requestTimeoutMs?: number;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 /** The bot's user id is the token's first part, base64-encoded (READY confirms it). */
 function userIdOfToken(token: string): string | null {
@@ -167,7 +158,7 @@ export class DiscordAdapter implements ChannelAdapter {
             ? 'discord: the bot token was refused; check DISCORD_BOT_TOKEN'
             : 'discord: could not reach the API for the Gateway URL; retrying',
         );
-        await sleep(delay, stop);
+        await waitUnlessAborted(delay, stop);
       }
     }
     if (stop.aborted) return;
@@ -234,7 +225,7 @@ export class DiscordAdapter implements ChannelAdapter {
       } catch (error) {
         logger.warn({ channel: 'discord', err: errorMessage(error) }, 'discord: could not save the session');
         if (!stored) return; // saved with the next message
-        await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), this.#stopping.signal);
+        await waitUnlessAborted(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), this.#stopping.signal);
       }
     }
   }
@@ -252,7 +243,7 @@ export class DiscordAdapter implements ChannelAdapter {
           { channel: 'discord', err: errorMessage(error), retryInMs: delay },
           'discord: could not store a message; trying again',
         );
-        await sleep(delay, this.#stopping.signal);
+        await waitUnlessAborted(delay, this.#stopping.signal);
       }
     }
   }

@@ -1,31 +1,9 @@
-import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
-
-const escapeHtml = (text: string) =>
-  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
-
-const MATRIX_HTML: MarkdownRenderer = {
-  escape: escapeHtml,
-  codeBlock: (code, language) =>
-    `<pre><code${language ? ` class="language-${escapeHtml(language)}"` : ''}>${escapeHtml(code)}</code></pre>`,
-  inlineCode: (code) => `<code>${escapeHtml(code)}</code>`,
-  bold: (inner) => `<strong>${inner}</strong>`,
-  italic: (inner) => `<em>${inner}</em>`,
-  strike: (inner) => `<del>${inner}</del>`,
-  link: (label, url) => `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>`,
-  heading: (inner) => `<strong>${inner}</strong>`,
-  bullet: '•',
-  quote: (inner) => `<blockquote>${inner}</blockquote>`,
-};
+import { markdownHtml } from '../markdown-html.ts';
 
 /**
- * Markdown as Matrix HTML (`format: org.matrix.custom.html`): the tags the spec lists for
- * `formatted_body`, text escaped. Line breaks become `<br />` — HTML would fold them — except
- * inside `<pre>`, where they are kept.
+ * Markdown as Matrix HTML (`format: org.matrix.custom.html`): only tags the spec lists for
+ * `formatted_body` (strong, em, del, code, pre, a, blockquote, br), text escaped.
  */
 export function matrixHtml(markdown: string): string {
-  const html = renderMarkdown(markdown, MATRIX_HTML);
-  return html
-    .split(/(<pre>[\s\S]*?<\/pre>)/)
-    .map((part) => (part.startsWith('<pre>') ? part : part.replaceAll('\n', '<br />')))
-    .join('');
+  return markdownHtml(markdown);
 }

@@ -1,5 +1,6 @@
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
+import { waitUnlessAborted } from '../../time/index.ts';
 import type { CursorStore } from '../cursor-store.ts';
 import { MatrixAnswerError, type MatrixClient } from './matrix-client.ts';
 import { parseSync, type SyncResponse } from './matrix-event.ts';
@@ -34,16 +35,6 @@ export type SyncLoopOptions = {
   /** A /sync not answered this long after its own timeout is declared stalled (default 15 s). */
   stallGraceMs?: number;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 /**
  * Matrix `/sync` long polling. The `since` token is stored only after the batch's events were,
@@ -136,7 +127,7 @@ export class SyncLoop {
             ? 'matrix: the access token was refused; check MATRIX_ACCESS_TOKEN'
             : 'matrix: /sync failed; retrying',
         );
-        await sleep(delay, stop);
+        await waitUnlessAborted(delay, stop);
       } finally {
         clearTimeout(watchdog);
         stop.removeEventListener('abort', onStop);

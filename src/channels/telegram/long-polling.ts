@@ -2,6 +2,7 @@ import { type Api, GrammyError } from 'grammy';
 import type { Update } from 'grammy/types';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
+import { waitUnlessAborted } from '../../time/index.ts';
 import { grammySignal } from './grammy-signal.ts';
 
 export type LongPollerOptions = {
@@ -14,15 +15,6 @@ export type LongPollerOptions = {
   /** A getUpdates not answered this long after its own timeout is declared stalled (default 15 s). */
   stallGraceMs?: number;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 /**
  * Telegram long polling for installs without a public URL. An update is confirmed (the offset
@@ -107,7 +99,7 @@ export class LongPoller {
             : 'telegram: polling failed; retrying',
         );
         if (conflict) webhookCleared = false;
-        await sleep(delay, stop);
+        await waitUnlessAborted(delay, stop);
       } finally {
         clearTimeout(watchdog);
         stop.removeEventListener('abort', onStop);

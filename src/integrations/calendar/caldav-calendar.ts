@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import ICAL from 'ical.js';
 import { createDAVClient, type DAVCalendar } from 'tsdav';
+import { wallClock, zonedToInstant } from '../../time/index.ts';
 import {
   badResponse,
   type FailureContext,
@@ -10,7 +11,7 @@ import {
 } from '../provider-error.ts';
 import type { CalendarEvent, CalendarProvider, EventChanges, NewEvent, TimeRange } from './calendar-types.ts';
 import { occurrences } from './recurrence.ts';
-import { wallClock, zonedToInstant } from './zoned-time.ts';
+import { addTimezones } from './vtimezone.ts';
 
 export type CaldavOptions = {
   url: string;
@@ -271,6 +272,8 @@ function eventIcs(uid: string, event: NewEvent): string {
   const calendar = new ICAL.Component(['vcalendar', [], []]);
   calendar.addPropertyWithValue('prodid', '-//Steward//CalDAV//EN');
   calendar.addPropertyWithValue('version', '2.0');
+  if (event.recurrence)
+    addTimezones(calendar, [{ timezone: event.timezone, start: event.start }], new Date());
   const vevent = new ICAL.Component('vevent');
   vevent.addPropertyWithValue('uid', uid);
   vevent.addPropertyWithValue('dtstamp', ICAL.Time.fromJSDate(new Date(), true));

@@ -1,5 +1,5 @@
+import { localDay, startOfLocalDay, zonedToInstant } from '../../time/index.ts';
 import type { CalendarEvent, TimeRange } from './calendar-types.ts';
-import { localDay, startOfLocalDay, zonedToInstant } from './zoned-time.ts';
 
 export type FreeSlotOptions = {
   timezone: string;

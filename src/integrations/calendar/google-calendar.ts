@@ -1,9 +1,9 @@
 import { calendar_v3 } from '@googleapis/calendar/build/v3.js';
 import type { AuthClient } from 'google-auth-library';
+import { localDay } from '../../time/index.ts';
 import { googleCall } from '../google/google-call.ts';
 import { badResponse, type FailureContext, ProviderError } from '../provider-error.ts';
 import type { CalendarEvent, CalendarProvider, EventChanges, NewEvent, TimeRange } from './calendar-types.ts';
-import { localDay } from './zoned-time.ts';
 
 /** The primary Google Calendar of the connected account (googleapis; rootUrl = GOOGLE_API_URL). */
 export class GoogleCalendar implements CalendarProvider {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import ICAL from 'ical.js';
 import type { Queryable } from '../../db/index.ts';
+import { wallClock } from '../../time/index.ts';
 import { allLocalEvents, type EventRow } from './local-calendar.ts';
-import { wallClock } from './zoned-time.ts';
+import { addTimezones } from './vtimezone.ts';
 
 /** The user's secret feed token, created on first use; `rotate` replaces it (the old URL stops working). */
 export async function calendarFeedToken(
@@ -46,7 +47,8 @@ export async function calendarFeed(
 
 /**
  * VCALENDAR of the rows. One-off events use UTC DTSTART/DTEND; recurring ones keep their
- * wall-clock time with TZID (the IANA name) so the rule repeats at the same local time.
+ * wall-clock time with TZID (the IANA name) so the rule repeats at the same local time, and
+ * each TZID used has its VTIMEZONE.
  */
 export function buildIcs(rows: readonly EventRow[], now: Date): string {
   const calendar = new ICAL.Component(['vcalendar', [], []]);
@@ -54,6 +56,12 @@ export function buildIcs(rows: readonly EventRow[], now: Date): string {
   calendar.addPropertyWithValue('version', '2.0');
   calendar.addPropertyWithValue('calscale', 'GREGORIAN');
   calendar.addPropertyWithValue('x-wr-calname', 'Steward');
+  const zoned = rows.filter((row) => row.rrule);
+  addTimezones(
+    calendar,
+    zoned.map((row) => ({ timezone: row.timezone, start: new Date(row.starts_at) })),
+    now,
+  );
   for (const row of rows) {
     const event = new ICAL.Component('vevent');
     event.addPropertyWithValue('uid', `${row.id}@steward`);

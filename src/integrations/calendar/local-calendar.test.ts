@@ -1,3 +1,4 @@
+import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { calendarProviderContract } from '../../../test/support/contracts/calendar-contract.ts';
 import { describeEachBackend } from '../../../test/support/db.ts';
@@ -60,6 +61,37 @@ describeEachBackend('local calendar', (getDb) => {
     expect(body).toContain('DTSTART:20260601T143000Z');
     expect(body).toContain('DTSTART;TZID=Europe/Paris:20260602T080000');
     expect(body).toContain('RRULE:FREQ=WEEKLY');
+    // RFC 5545: the TZID used has its VTIMEZONE, and a parser puts the event at the stored instant.
+    const parsed = new ICAL.Component(ICAL.parse(body));
+    const zones = parsed.getAllSubcomponents('vtimezone');
+    expect(zones.map((zone) => zone.getFirstPropertyValue('tzid'))).toEqual(['Europe/Paris']);
+    const paris = new ICAL.Timezone({ component: zones[0]!, tzid: 'Europe/Paris' });
+    /** The instant a wall-clock time of the feed is, read with the feed's own VTIMEZONE. */
+    const instant = (time: InstanceType<typeof ICAL.Time>) =>
+      new Date(
+        ICAL.Time.fromData(
+          {
+            year: time.year,
+            month: time.month,
+            day: time.day,
+            hour: time.hour,
+            minute: time.minute,
+            second: 0,
+          },
+          paris,
+        ).toUnixTime() * 1000,
+      ).toISOString();
+    const gym = parsed
+      .getAllSubcomponents('vevent')
+      .find((event) => event.getFirstPropertyValue('summary') === 'Gym')!;
+    expect(instant(gym.getFirstPropertyValue('dtstart') as InstanceType<typeof ICAL.Time>)).toBe(
+      '2026-06-02T06:00:00.000Z',
+    );
+    const series = new ICAL.Event(gym).iterator();
+    let occurrence = series.next();
+    for (let week = 0; week < 30; week++) occurrence = series.next();
+    // Thirty weeks on it is winter: still 08:00 in Paris, now 07:00 UTC.
+    expect(instant(occurrence!)).toBe('2026-12-29T07:00:00.000Z');
     expect((await app.request('/ical/not-the-token-at-all.ics')).status).toBe(404);
     const rotated = await calendarFeedToken(getDb(), 'feed-user', { rotate: true });
     expect(rotated).not.toBe(token);

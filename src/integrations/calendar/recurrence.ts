@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
+import { wallClock, zonedToInstant } from '../../time/index.ts';
 import type { TimeRange } from './calendar-types.ts';
-import { wallClock, zonedToInstant } from './zoned-time.ts';
 
 const FREQ = /(^|;)FREQ=(SECONDLY|MINUTELY|HOURLY|DAILY|WEEKLY|MONTHLY|YEARLY)(;|$)/;
 const PART =

@@ -9,6 +9,8 @@ export function mailOptions(from: string, email: OutgoingEmail) {
     cc: email.cc?.length ? email.cc : undefined,
     subject: email.subject,
     text: email.text,
+    html: email.html ?? undefined,
+    headers: email.headers,
     inReplyTo: email.inReplyTo ?? undefined,
     references: email.references?.length ? email.references : undefined,
   };

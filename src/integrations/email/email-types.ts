@@ -50,6 +50,10 @@ export type OutgoingEmail = {
   inReplyTo?: string | null;
   references?: string[];
   threadId?: string | null;
+  /** An HTML alternative to `text`. */
+  html?: string | null;
+  /** Extra header fields (`Auto-Submitted`). */
+  headers?: Record<string, string>;
 };
 
 /**

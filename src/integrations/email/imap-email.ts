@@ -1,7 +1,6 @@
-import { ImapFlow, type SearchObject } from 'imapflow';
-import nodemailer from 'nodemailer';
+import type { ImapFlow, SearchObject } from 'imapflow';
 import { type FailureContext, networkFailure, ProviderError } from '../provider-error.ts';
-import { composeRawMessage, mailOptions } from './compose-message.ts';
+import { composeRawMessage } from './compose-message.ts';
 import type {
   EmailAddress,
   EmailAttachmentContent,
@@ -11,6 +10,7 @@ import type {
   EmailSummary,
   OutgoingEmail,
 } from './email-types.ts';
+import { imapClient, sendSmtp } from './mail-connections.ts';
 import type { MailServer } from './mail-urls.ts';
 import { parseAttachments, parseRawMessage } from './parse-message.ts';
 
@@ -157,28 +157,11 @@ export class ImapEmailProvider implements EmailProvider {
         `No SMTP server is configured for sending from ${this.address}: set EMAIL_SMTP_URL (smtps://user:pass@host), or ${this.#options.reconnect}.`,
       );
     }
-    const transport = nodemailer.createTransport({
-      host: smtp.host,
-      port: smtp.port,
-      secure: smtp.secure,
-      ignoreTLS: !smtp.secure && !smtp.starttls,
-      requireTLS: smtp.starttls,
-      auth: smtp.user ? { user: smtp.user, pass: smtp.password } : undefined,
-      connectionTimeout: this.#options.timeoutMs ?? 20_000,
-      greetingTimeout: this.#options.timeoutMs ?? 20_000,
-      socketTimeout: this.#options.timeoutMs ?? 20_000,
+    return sendSmtp(smtp, this.#options.from, email, {
+      context: this.#smtpContext,
+      timeoutMs: this.#options.timeoutMs,
+      signal,
     });
-    const onAbort = () => transport.close();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const info = await transport.sendMail(mailOptions(this.#options.from, email));
-      return { id: String(info.messageId ?? '') };
-    } catch (error) {
-      throw smtpFailure(this.#smtpContext, error);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      transport.close();
-    }
   }
 
   async saveDraft(email: OutgoingEmail, signal?: AbortSignal): Promise<{ id: string }> {
@@ -270,21 +253,7 @@ export class ImapEmailProvider implements EmailProvider {
 
   #connect(): Promise<ImapFlow> {
     if (!this.#client) {
-      const imap = this.#options.imap;
-      const timeout = this.#options.timeoutMs ?? 20_000;
-      const client = new ImapFlow({
-        host: imap.host,
-        port: imap.port,
-        secure: imap.secure,
-        doSTARTTLS: imap.secure ? undefined : imap.starttls,
-        auth: { user: imap.user, pass: imap.password },
-        logger: false,
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout * 3,
-        disableAutoIdle: true,
-      });
-      client.on('error', () => undefined);
+      const client = imapClient(this.#options.imap, { timeoutMs: this.#options.timeoutMs });
       this.#client = client.connect().then(
         () => client,
         (error: unknown) => {
@@ -363,27 +332,6 @@ function imapFailure(context: FailureContext, error: unknown): ProviderError {
       context.provider,
       'rejected',
       `${context.provider} refused the command: ${failure.responseText ?? failure.responseStatus}.`,
-      { cause: error },
-    );
-  }
-  return networkFailure(context, error);
-}
-
-function smtpFailure(context: FailureContext, error: unknown): ProviderError {
-  const failure = error as { code?: string; responseCode?: number; response?: string };
-  if (failure.code === 'EAUTH') {
-    return new ProviderError(
-      context.provider,
-      'auth',
-      `${context.provider} refused the login: the password was changed or revoked. Reconnect with: ${context.reconnect}`,
-      { cause: error },
-    );
-  }
-  if (failure.code === 'EENVELOPE' || (failure.responseCode !== undefined && failure.responseCode >= 500)) {
-    return new ProviderError(
-      context.provider,
-      'rejected',
-      `${context.provider} refused the message: ${failure.response ?? failure.code}. Check the recipients.`,
       { cause: error },
     );
   }

@@ -1,4 +1,4 @@
-import { type AddressObject, simpleParser } from 'mailparser';
+import { type AddressObject, type ParsedMail as ParsedMailObject, simpleParser } from 'mailparser';
 import { htmlToReadableText } from '../html-text.ts';
 import type {
   EmailAddress,
@@ -17,7 +17,31 @@ export type ParsedMail = Omit<EmailMessage, keyof EmailSummary | 'threadId'> & {
 
 /** Parses a raw RFC 5322 message: readable text (HTML turned into text), attachments, threading headers. */
 export async function parseRawMessage(raw: Buffer | string): Promise<ParsedMail> {
+  return summarize(await simpleParser(raw, { skipImageLinks: true }));
+}
+
+/** A parsed message with its header fields (lower-cased names, first value, as text) and In-Reply-To. */
+export type ParsedMailWithHeaders = ParsedMail & {
+  inReplyTo: string | null;
+  headers: Record<string, string>;
+};
+
+/** parseRawMessage, plus the header fields a mail channel reads (Auto-Submitted, Precedence, List-Id…). */
+export async function parseMailWithHeaders(raw: Buffer | string): Promise<ParsedMailWithHeaders> {
   const mail = await simpleParser(raw, { skipImageLinks: true });
+  const headers: Record<string, string> = {};
+  for (const line of mail.headerLines) {
+    const name = line.key.toLowerCase();
+    if (name in headers) continue;
+    headers[name] = line.line
+      .slice(line.line.indexOf(':') + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim();
+  }
+  return { ...summarize(mail), inReplyTo: mail.inReplyTo ?? null, headers };
+}
+
+function summarize(mail: ParsedMailObject): ParsedMail {
   const text = (mail.text ?? '').trim() || (mail.html ? htmlToReadableText(String(mail.html)) : '');
   const attachments: EmailAttachment[] = mail.attachments
     .filter((attachment) => attachment.contentDisposition !== 'inline' || attachment.filename)

@@ -1,5 +1,4 @@
 import { errorMessage } from '../../errors.ts';
-import { htmlToMarkdown } from './html-markdown.ts';
 import type { FetchedPage } from './page-fetch.ts';
 
 /** A fetched page's readable text, and what it was. */
@@ -63,6 +62,9 @@ export async function pageText(page: FetchedPage): Promise<PageText> {
   if (kind === 'pdf') return pdfText(page);
   const source = decode(page, kind);
   if (kind === 'text') return { ok: true, kind, title: null, about: null, text: source.trim() };
+  // The HTML parsers (parse5, LinkeDOM, Readability, node-html-markdown: ~10 MB of heap) load on
+  // the first page read, not at start-up.
+  const { htmlToMarkdown } = await import('./html-markdown.ts');
   const readable = htmlToMarkdown(source, page.url);
   const about = [readable.byline, readable.siteName, readable.published].filter(Boolean).join(' · ');
   return { ok: true, kind, title: readable.title, about: about || null, text: readable.markdown };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { zonedToInstant } from '../../time/index.ts';
 import { type HistoryFormat, type HistoryMessage, type ParseResult, skip } from './history.ts';
 
 export type ParseOptions = {
@@ -310,26 +311,7 @@ export function zonedTime(
   const check = new Date(guess);
   if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
     return null;
-  // The zone's offset at that moment, found by formatting the UTC guess in the zone.
-  const offsetAt = (instant: number) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    }).formatToParts(new Date(instant));
-    const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-    return (
-      Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) -
-      instant
-    );
-  };
-  const first = guess - offsetAt(guess);
-  return new Date(guess - offsetAt(first));
+  return zonedToInstant({ year, month, day, hour, minute, second }, timeZone);
 }
 
 // --- Telegram Desktop result.json ------------------------------------------------------------

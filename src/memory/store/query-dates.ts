@@ -1,3 +1,4 @@
+import { wallClock } from '../../time/index.ts';
 /** A span of calendar days, both ends included, as `YYYY-MM-DD`. */
 export type DayRange = { from: string; to: string };
 
@@ -34,24 +35,10 @@ function monthRange(year: number, month: number): DayRange {
   return { from: iso({ year, month, day: 1 }), to: iso({ year, month, day: last }) };
 }
 
-/** Formatters by time zone: building one costs about a millisecond. */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 /** `today` in `timeZone` as a calendar day. */
 function today(now: Date, timeZone: string): Day {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  const parts = formatter.formatToParts(now);
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return { year: part('year'), month: part('month'), day: part('day') };
+  const { year, month, day } = wallClock(now, timeZone);
+  return { year, month, day };
 }
 
 /** A named day with what precedes it: "the week before 8 May, 2023" reaches back a week. */

@@ -21,6 +21,7 @@ import {
 } from '../registry/index.ts';
 import type { SkillDefinition, SkillResult } from '../types.ts';
 import { CircuitBreakers } from './circuit-breaker.ts';
+import { isSkillDisabled } from './disabled-skills.ts';
 import type { ExecuteRequest, ExecutionOutcome, ExecutorOptions } from './executor-types.ts';
 import { unstorableCharacter } from './failure-kind.ts';
 import { describeFlagErrors } from './flag-errors.ts';
@@ -178,6 +179,13 @@ export class SkillExecutor {
       };
     }
     if (parsed.help) return asHelp(skillHelp(snapshot, skill.name));
+    if (await isSkillDisabled(this.#options.database, request.user.id, skill.name)) {
+      return {
+        status: 'error',
+        content: `${skill.name} is turned off for this user (on the dashboard's Skills page). Tell the user; they or the owner can turn it on there.`,
+        metadata: { refused: 'disabled' },
+      };
+    }
 
     const scopeProblem = (this.#options.scopeCheck ?? defaultScopeCheck)(skill, request.caller);
     if (scopeProblem) {

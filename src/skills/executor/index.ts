@@ -6,6 +6,7 @@ export {
   CircuitBreakers,
   DEFAULT_BREAKER,
 } from './circuit-breaker.ts';
+export { disabledSkills, isSkillDisabled, setSkillEnabled } from './disabled-skills.ts';
 export { SkillExecutor, userBreakerKey } from './executor.ts';
 export type {
   ExecuteRequest,

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CronSchedule,
-  fireTimesBetween,
-  formatInZone,
-  nextFireTime,
-  parseCron,
-} from './cron-schedule.ts';
+import { formatInZone } from '../../time/index.ts';
+import { type CronSchedule, fireTimesBetween, nextFireTime, parseCron } from './cron-schedule.ts';
 
 function cron(text: string): CronSchedule {
   const parsed = parseCron(text);

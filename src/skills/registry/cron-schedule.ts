@@ -93,68 +93,6 @@ function fieldValue(text: string, spec: FieldSpec): number | string {
   return value;
 }
 
-/** Wall-clock fields of an instant in a zone. `weekday`: 0 = Sunday. */
-export type LocalTime = {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  weekday: number;
-};
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
-
-/** The wall clock in `zone` at `instant` (ms since the epoch). */
-export function localTime(instant: number, zone: string): LocalTime {
-  let format = formatters.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      weekday: 'short',
-    });
-    formatters.set(zone, format);
-  }
-  const fields: Record<string, string> = {};
-  for (const part of format.formatToParts(instant)) fields[part.type] = part.value;
-  return {
-    year: Number(fields.year),
-    month: Number(fields.month),
-    day: Number(fields.day),
-    hour: Number(fields.hour),
-    minute: Number(fields.minute),
-    second: Number(fields.second),
-    weekday: WEEKDAYS[fields.weekday!] ?? 0,
-  };
-}
-
-/** The zone's offset from UTC at `instant`, in minutes (Berlin in winter: 60). */
-export function zoneOffsetMinutes(instant: number, zone: string): number {
-  const local = localTime(instant, zone);
-  const asUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
-  return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60_000);
-}
-
-/** ISO 8601 with the zone's offset: `2026-03-30T09:00:00+02:00`. */
-export function formatInZone(instant: Date | number, zone: string): string {
-  const ms = typeof instant === 'number' ? instant : instant.getTime();
-  const local = localTime(ms, zone);
-  const offset = zoneOffsetMinutes(ms, zone);
-  const pad = (value: number, width = 2) => String(value).padStart(width, '0');
-  const sign = offset < 0 ? '-' : '+';
-  const absolute = Math.abs(offset);
-  return `${pad(local.year, 4)}-${pad(local.month)}-${pad(local.day)}T${pad(local.hour)}:${pad(local.minute)}:${pad(local.second)}${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
-}
-
 const schedules = new Map<string, Cron>();
 
 /** croner's schedule for an expression in a zone, built once (a paused Cron never runs anything). */

@@ -23,7 +23,7 @@ const files: Record<string, string> = {
     '# email.send\n\nSend via Gmail.\n\n## Usage\n\nemail.send --to <addresses>',
   ),
   'email/search.md': skillFile(
-    'name: email.search\ndescription: Search emails by query, sender, date range',
+    'name: email.search\ndescription: Search emails by query, sender, date range\nreadonly: true',
     '# email.search\n\nFind emails.',
   ),
   'email/archive.md': skillFile(
@@ -34,7 +34,10 @@ const files: Record<string, string> = {
     'name: tasks.create\ndescription: Create a new task with a due date\ntags: [todo, email]',
     '# tasks.create',
   ),
-  'tasks/search.md': skillFile('name: tasks.search\ndescription: Search and filter tasks', '# tasks.search'),
+  'tasks/search.md': skillFile(
+    'name: tasks.search\ndescription: Search and filter tasks\nreadonly: true',
+    '# tasks.search',
+  ),
   'drive/find.md': skillFile('name: drive.find\ndescription: Find files and send them', '# drive.find'),
   'drive/share.md': skillFile('name: drive.share\ndescription: Share a file\ntags: [send]', '# drive.share'),
   'calendar/SKILL.md': '---\ndescription: Google Calendar events\n---\n# Calendar\n\nNo skills yet.',

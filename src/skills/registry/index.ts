@@ -1,14 +1,5 @@
 export { closestDomains, closestSkills } from './closest-skills.ts';
-export {
-  type CronSchedule,
-  fireTimesBetween,
-  formatInZone,
-  type LocalTime,
-  localTime,
-  nextFireTime,
-  parseCron,
-  zoneOffsetMinutes,
-} from './cron-schedule.ts';
+export { type CronSchedule, fireTimesBetween, nextFireTime, parseCron } from './cron-schedule.ts';
 export { type GetSkillRequest, getSkill, skillHelp, skillPage, type UnavailableDomain } from './get-skill.ts';
 export { hideDomains } from './hide-domains.ts';
 export { type InvalidSkill, invalidSkills } from './invalid-skills.ts';
@@ -22,7 +13,7 @@ export { type DocumentedFlag, parseFlagsSection } from './parse-flags-section.ts
 export { parseFrontmatter } from './parse-frontmatter.ts';
 export { type SkillMatch, searchSkills } from './search-skills.ts';
 export { checkSkillMentions, skillMentions } from './skill-mentions.ts';
-export { defaultReadonly, RESERVED_ACTIONS, skillNameProblem } from './skill-name.ts';
+export { RESERVED_ACTIONS, skillNameProblem } from './skill-name.ts';
 export { skillPageSkeleton } from './skill-page-skeleton.ts';
 export { type SkillChangeListener, SkillRegistry, type SkillRegistryOptions } from './skill-registry.ts';
 export { validateSkillDir } from './validate-skill-dir.ts';

@@ -81,9 +81,9 @@ describe('loadSkillRoots: skill files', () => {
     expect(skill.handler).toBe('email.send');
   });
 
-  it('applies read-only defaults by action, and confirm = !readonly', () => {
+  it('never guesses read-only from the action name: undeclared is mutating, and confirm = !readonly', () => {
     const files: Record<string, string> = {};
-    for (const action of ['search', 'get', 'list', 'read', 'send', 'create', 'delete']) {
+    for (const action of ['search', 'get', 'list', 'read', 'send', 'create', 'delete', 'free']) {
       files[`tasks/${action}.md`] = skillFile(`name: tasks.${action}\ndescription: ${action} tasks`);
     }
     files['tasks/archive.md'] = skillFile('name: tasks.archive\ndescription: Archive\nreadonly: true');
@@ -100,17 +100,18 @@ describe('loadSkillRoots: skill files', () => {
       create: [false, true],
       delete: [false, true],
       export: [false, false],
-      get: [true, false],
-      list: [true, false],
+      free: [false, true],
+      get: [false, true],
+      list: [false, true],
       lookup: [true, true],
-      read: [true, false],
-      search: [true, false],
+      read: [false, true],
+      search: [false, true],
       send: [false, true],
     });
-    const { snapshot: overridden } = loadUser({
-      'tasks/search.md': skillFile('name: tasks.search\ndescription: Search, and mark seen\nreadonly: false'),
+    const { snapshot: declared } = loadUser({
+      'tasks/search.md': skillFile('name: tasks.search\ndescription: Search\nreadonly: true'),
     });
-    expect(overridden.skills.get('tasks.search')).toMatchObject({ readonly: false, confirm: true });
+    expect(declared.skills.get('tasks.search')).toMatchObject({ readonly: true, confirm: false });
   });
 
   it.each([

@@ -1,9 +1,10 @@
+import { isTimeZone } from '../../time/index.ts';
 import { userIdProblem } from '../../users/index.ts';
 import type { Diagnostic, DomainIndex, SkillDefinition, SkillSource } from '../types.ts';
 import { parseCron } from './cron-schedule.ts';
 import { markdownSection } from './markdown-section.ts';
 import { parseFrontmatter } from './parse-frontmatter.ts';
-import { defaultReadonly, NAME_SEGMENT, skillNameProblem } from './skill-name.ts';
+import { NAME_SEGMENT, skillNameProblem } from './skill-name.ts';
 
 const SKILL_KEYS = [
   'name',
@@ -68,7 +69,9 @@ export function parseSkillFile(input: SkillFileInput): {
   }
   const description = fields.string('description', { required: true });
   const handler = fields.string('handler');
-  const readonly = fields.boolean('readonly') ?? defaultReadonly(input.action);
+  // Never guessed from the action's name (`calendar.free` only reads, `email.read` marks read):
+  // a skill that does not say it only reads is treated as mutating. Every built-in says.
+  const readonly = fields.boolean('readonly') ?? false;
   const confirm = fields.boolean('confirm') ?? !readonly;
   const schedule = fields.string('schedule');
   if (schedule !== undefined) {
@@ -179,15 +182,6 @@ function toDiagnostics(path: string, errors: string[], warnings: string[]): Diag
     ...errors.map((message) => ({ path, severity: 'error' as const, message })),
     ...warnings.map((message) => ({ path, severity: 'warning' as const, message })),
   ];
-}
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function describe(value: unknown): string {

@@ -4,13 +4,6 @@ export const NAME_SEGMENT = /^[a-z][a-z0-9_]*$/;
 /** Actions `get_skill` gives a meaning of its own (`email.all`, `email.help`). */
 export const RESERVED_ACTIONS: readonly string[] = ['all', 'help'];
 
-const READONLY_ACTIONS: ReadonlySet<string> = new Set(['search', 'get', 'list', 'read', 'help']);
-
-/** Read-only unless frontmatter says otherwise: search/get/list/read/help read, the rest mutate. */
-export function defaultReadonly(action: string): boolean {
-  return READONLY_ACTIONS.has(action);
-}
-
 /** Why `name` cannot name a skill, or null when it can. */
 export function skillNameProblem(name: string): string | null {
   const parts = name.split('.');

@@ -24,7 +24,8 @@ describe('skillPageSkeleton', () => {
       readonly: false,
       usage: 'notes.archive --example <value>',
     });
-    expect(snapshot.skills.get('notes.search')).toMatchObject({ readonly: true });
+    // Never guessed from the name: the page says mutating until its author says otherwise.
+    expect(snapshot.skills.get('notes.search')).toMatchObject({ readonly: false });
     const page = getSkill(snapshot, { path: 'notes.archive' }).content;
     for (const heading of ['# notes.archive', '## Usage', '## Flags', '## Behavior', '## Examples']) {
       expect(page).toContain(`\n${heading}\n`);

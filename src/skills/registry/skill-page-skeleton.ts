@@ -1,5 +1,5 @@
 import { StewardError } from '../../errors.ts';
-import { defaultReadonly, skillNameProblem } from './skill-name.ts';
+import { skillNameProblem } from './skill-name.ts';
 
 /**
  * A valid page for `steward skills new DOMAIN.ACTION`, to be filled in. Throws for an invalid
@@ -8,11 +8,10 @@ import { defaultReadonly, skillNameProblem } from './skill-name.ts';
 export function skillPageSkeleton(name: string): string {
   const problem = skillNameProblem(name);
   if (problem) throw new StewardError('skill_name_invalid', problem);
-  const action = name.slice(name.indexOf('.') + 1);
   return `---
 name: ${name}
 description: Describe in one line what ${name} does
-readonly: ${defaultReadonly(action)}
+readonly: false # true only if it changes nothing: then the orchestrator may run it directly
 ---
 
 # ${name}

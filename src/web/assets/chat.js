@@ -84,6 +84,8 @@
             traceLink(reply, turnId);
           } else if (type === 'done') {
             reply.classList.remove('streaming');
+            // `/new` started a new conversation: the old one leaves the view, only the confirmation stays.
+            if (message.trim() === '/new') list.replaceChildren(reply);
             // Rendered on the server from markdown, with every raw HTML character escaped.
             reply.innerHTML = payload.html;
             traceLink(reply, payload.turnId ?? turnId);

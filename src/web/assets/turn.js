@@ -68,9 +68,15 @@
     waveColumn(waveOf(data.dependsOn || [])).appendChild(node);
     return node;
   };
+  const LABELS = ['At', 'What', 'Detail', 'Duration', 'Prompt', 'Cached', 'Completion', 'Cost'];
   const row = (cells, className) => {
     const tr = el('tr', className);
-    for (const cell of cells) tr.appendChild(el('td', '', cell));
+    cells.forEach((cell, index) => {
+      const td = el('td', '', cell);
+      // Labelled like the stored rows (a narrow screen shows each cell on its own line); empty ones stay unlabelled.
+      if (cell) td.dataset.label = LABELS[index];
+      tr.appendChild(td);
+    });
     timeline.appendChild(tr);
   };
   const now = () => new Date().toISOString().replace('T', ' ').slice(0, 19);

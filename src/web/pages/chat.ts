@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { streamSSE } from 'hono/streaming';
-import type { TurnEvent } from '../../agents/index.ts';
+import { type Conversed, converse, type Message } from '../../agents/index.ts';
 import { StewardError } from '../../errors.ts';
 import { createConversation, latestConversation, recentMessages } from '../../memory/index.ts';
 import { unstorableCharacter } from '../../skills/index.ts';
@@ -67,19 +67,9 @@ export function chatRoutes(deps: PageDeps): Hono<WebEnv> {
     const text = (await formOf(c)).text ?? '';
     const problem = textProblem(text);
     if (problem) return c.redirect(`/chat?error=${encodeURIComponent(problem)}`, 303);
-    if (text.trim() === '/new') {
-      await createConversation(database, session.userId, WEB_CHANNEL);
-      return c.redirect('/chat', 303);
-    }
-    const conversation = await latestConversation(database, session.userId, WEB_CHANNEL);
     try {
-      await deps.rateLimit?.check({ userId: session.userId });
-      await deps.engine.handle({
-        userId: session.userId,
-        text,
-        channel: WEB_CHANNEL,
-        conversationId: conversation.id,
-      });
+      const exchange = await converse(deps, webMessage(session.userId, text));
+      await exchange.result;
     } catch (error) {
       if (error instanceof StewardError)
         return c.redirect(`/chat?error=${encodeURIComponent(error.message)}`, 303);
@@ -99,79 +89,50 @@ export function chatRoutes(deps: PageDeps): Hono<WebEnv> {
     const text = (await formOf(c)).text ?? '';
     const problem = textProblem(text);
     return streamSSE(c, async (stream) => {
-      if (problem) {
-        await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: problem }) });
-        return;
-      }
-      if (text.trim() === '/new') {
-        await createConversation(database, session.userId, WEB_CHANNEL);
-        await stream.writeSSE({
-          event: 'done',
-          data: JSON.stringify({ html: markdownToHtml('Started a new conversation.'), turnId: null }),
-        });
-        return;
-      }
+      const fail = (message: string) =>
+        stream.writeSSE({ event: 'error', data: JSON.stringify({ message }) });
+      if (problem) return fail(problem);
+      let conversed: Conversed;
       try {
-        await deps.rateLimit?.check({ userId: session.userId });
-      } catch (error) {
-        if (!(error instanceof StewardError)) throw error;
-        await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: error.message }) });
-        return;
-      }
-      const conversation = await latestConversation(database, session.userId, WEB_CHANNEL);
-      const queue: TurnEvent[] = [];
-      let wake: (() => void) | null = null;
-      let finished = false;
-      const turn = deps.engine
-        .handle({
-          userId: session.userId,
-          text,
-          channel: WEB_CHANNEL,
-          conversationId: conversation.id,
-          signal: c.req.raw.signal,
-          emit: (event) => {
-            if (event.type === 'turn_start' || event.type === 'text_delta') {
-              queue.push(event);
-              wake?.();
-            }
+        const message = webMessage(session.userId, text);
+        const exchange = await converse(deps, {
+          ...message,
+          options: {
+            ...message.options,
+            signal: c.req.raw.signal,
+            stream: (event) => event.type === 'turn_start' || event.type === 'text_delta',
           },
-        })
-        .finally(() => {
-          finished = true;
-          wake?.();
         });
-      while (!finished || queue.length) {
-        const event = queue.shift();
-        if (event?.type === 'turn_start') {
-          await stream.writeSSE({ event: 'turn', data: JSON.stringify({ turnId: event.turnId }) });
-        } else if (event?.type === 'text_delta') {
-          await stream.writeSSE({ event: 'delta', data: JSON.stringify({ text: event.text }) });
-        } else if (!event) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = null;
+        for await (const event of exchange.events) {
+          if (event.type === 'turn_start') {
+            await stream.writeSSE({ event: 'turn', data: JSON.stringify({ turnId: event.turnId }) });
+          } else if (event.type === 'text_delta') {
+            await stream.writeSSE({ event: 'delta', data: JSON.stringify({ text: event.text }) });
+          }
         }
-      }
-      try {
-        const outcome = await turn;
-        await stream.writeSSE({
-          event: 'done',
-          data: JSON.stringify({
-            html: markdownToHtml(outcome.reply),
-            turnId: outcome.turnId,
-            status: outcome.status,
-          }),
-        });
+        conversed = await exchange.result;
       } catch (error) {
-        await stream.writeSSE({
-          event: 'error',
-          data: JSON.stringify({
-            message: error instanceof StewardError ? error.message : 'The turn failed; see the server log.',
-          }),
-        });
+        return fail(error instanceof StewardError ? error.message : 'The turn failed; see the server log.');
       }
+      await stream.writeSSE({
+        event: 'done',
+        data: JSON.stringify(
+          conversed.kind === 'turn'
+            ? {
+                html: markdownToHtml(conversed.outcome.reply),
+                turnId: conversed.outcome.turnId,
+                status: conversed.outcome.status,
+              }
+            : { html: markdownToHtml('Started a new conversation.'), turnId: null },
+        ),
+      });
     });
   });
+
   return app;
+}
+
+/** A message typed on the dashboard: it goes to the user's latest web conversation; `/new` starts another. */
+function webMessage(userId: string, text: string): Message {
+  return { userId, surface: WEB_CHANNEL, text, options: { commands: true } };
 }

@@ -4,10 +4,12 @@ import { requireCsrf, requireSession } from '../login.ts';
 import { channelRoutes } from './channels.ts';
 import { chatRoutes } from './chat.ts';
 import { inboxRoutes } from './inbox.ts';
+import { logRoutes } from './logs.ts';
+import { memoryRoutes } from './memories.ts';
 import type { PageDeps } from './page-deps.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { skillRoutes } from './skills.ts';
-import { taskMemoryRoutes } from './tasks-memories.ts';
+import { taskRoutes } from './tasks.ts';
 import { turnRoutes } from './turns.ts';
 import { usageRoutes } from './usage.ts';
 
@@ -28,6 +30,7 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     '/skills',
     '/skills/*',
     '/tasks',
+    '/tasks/*',
     '/memories',
     '/memories/*',
     '/schedules',
@@ -37,6 +40,8 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     '/channels',
     '/channels/*',
     '/usage',
+    '/logs',
+    '/logs/*',
   ]) {
     app.use(path, guard, csrf);
   }
@@ -46,11 +51,13 @@ export function pageRoutes(deps: PageDeps): Hono<WebEnv> {
     chatRoutes,
     turnRoutes,
     skillRoutes,
-    taskMemoryRoutes,
+    taskRoutes,
+    memoryRoutes,
     scheduleRoutes,
     inboxRoutes,
     channelRoutes,
     usageRoutes,
+    logRoutes,
   ])
     app.route('/', routes(deps));
   return app;

@@ -1,14 +1,12 @@
-import type { TurnEngine, TurnHub } from '../../agents/index.ts';
+import type { ConverseDeps, TurnHub } from '../../agents/index.ts';
 import type { ChannelStatus, PairingApproval, PairingRequest } from '../../channels/index.ts';
 import type { Database } from '../../db/index.ts';
-import type { InboundRateLimiter } from '../../security/index.ts';
-import type { LearnedSkills, SkillSnapshot } from '../../skills/index.ts';
-import type { ScheduleView } from '../../workflows/index.ts';
+import type { LearnedSkills, SkillExecutor, SkillSnapshot } from '../../skills/index.ts';
+import type { RunWithDelivery, ScheduleView } from '../../workflows/index.ts';
 import type { WebSession } from '../sessions.ts';
 
-export type PageDeps = {
+export type PageDeps = ConverseDeps & {
   database: Database;
-  engine: TurnEngine;
   turnEvents: TurnHub;
   skills: () => SkillSnapshot;
   breakers: () => Promise<Array<{ skill: string; state: string }>>;
@@ -21,11 +19,21 @@ export type PageDeps = {
   schedules?: {
     list(userId?: string): Promise<ScheduleRow[]>;
     runNow(name: string, userId?: string): Promise<unknown>;
+    setPaused(
+      name: string,
+      userId: string,
+      paused: boolean,
+    ): Promise<{ skill: string } | { problem: string }>;
+    runs(skill: string, userId: string, limit?: number): Promise<RunWithDelivery[]>;
   };
+  /** Runs a skill command as a user, as `steward run` does (the dashboard's workflow.build). */
+  executor?: Pick<SkillExecutor, 'execute'>;
+  /** Re-reads the skill files and brings the schedules up to date (after the dashboard wrote one). */
+  reloadSkills?: () => Promise<unknown>;
   /** Learned skills: their history and rollback on the Skills page (absent: not shown). */
   learned?: LearnedSkills;
-  /** Per-user inbound limit, checked before a message is stored (as on POST /api/chat). */
-  rateLimit?: Pick<InboundRateLimiter, 'check'>;
+  /** The server's log file (`<data dir>/logs/steward.log`), tailed on the owner's Logs page; absent: none kept. */
+  logFile?: string;
   now?: () => Date;
 };
 

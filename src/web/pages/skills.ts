@@ -3,15 +3,18 @@ import { Hono } from 'hono';
 import { html } from 'hono/html';
 import {
   builtinHandlers,
+  disabledSkills,
   type SkillUse,
   type SkillVersion,
+  setSkillEnabled,
   skillOwners,
   skillsVisibleTo,
   skillUse,
   templateSkills,
 } from '../../skills/index.ts';
+import { ensureUser, userIdProblem } from '../../users/index.ts';
 import { csrfField, page, type WebEnv } from '../layout.ts';
-import { markdown } from '../markdown.ts';
+import { skillHelp, skillName } from '../skill-help.ts';
 import { formOf, type PageDeps, scope } from './page-deps.ts';
 
 /** The built-in skill pages shipped with the package. */
@@ -31,7 +34,11 @@ export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
     // The owner sees every user's owned skills (labelled below); anyone else only shared skills and their own.
     const snapshot = session.owner ? deps.skills() : skillsVisibleTo(deps.skills(), session.userId);
     const userId = scope(session) ?? undefined;
-    const [breakerRows, usage, ledger] = await Promise.all([
+    // Whose switches are shown: the session's own; the owner may pick any user (?for=ID).
+    const requested = session.owner ? (c.req.query('for') ?? '').trim() : '';
+    const switchesFor = requested && !userIdProblem(requested) ? requested : session.userId;
+    const notice = c.req.query('notice');
+    const [breakerRows, usage, ledger, disabled] = await Promise.all([
       deps.breakers(),
       skillUse(deps.database, {
         userId,
@@ -39,6 +46,7 @@ export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
         owners: skillOwners(snapshot),
       }),
       deps.learned ? deps.learned.latest(userId) : Promise.resolve([]),
+      disabledSkills(deps.database, switchesFor),
     ]);
     const breakers = new Map(breakerRows.map((row) => [row.skill, row.state]));
     const latest = new Map(ledger.map((version) => [`${version.owner}\u0000${version.name}`, version]));
@@ -50,26 +58,32 @@ export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
     return page(c, {
       title: 'Skills',
       session,
-      body: html`${
-        snapshot.diagnostics.length
-          ? html`<section class="card"><h2>Problems in skill files</h2><ul class="diagnostics">${snapshot.diagnostics.map(
-              (d) =>
-                html`<li class="${d.severity}"><strong>${d.severity}</strong> <code>${d.path}</code>: ${d.message}</li>`,
-            )}</ul></section>`
-          : html`<p>Every skill file loaded without problems.</p>`
-      }
-        <div class="scroll"><table class="list">
-          <thead><tr><th>Skill</th><th>Source</th><th>Kind</th><th>Breaker</th><th>Runs</th><th>Failed</th><th>Last used</th><th>Description</th></tr></thead>
+      body: html`${notice ? html`<p class="notice" role="status">${notice.slice(0, 300)}</p>` : ''}
+        ${
+          session.owner
+            ? html`<form method="get" action="/skills" class="search"><label for="for">Switches for user</label><input id="for" name="for" value="${switchesFor}" maxlength="100"><button type="submit" class="secondary">Show</button></form>`
+            : ''
+        }
+        ${
+          snapshot.diagnostics.length
+            ? html`<section class="card"><h2>Problems in skill files</h2><ul class="diagnostics">${snapshot.diagnostics.map(
+                (d) =>
+                  html`<li class="${d.severity}"><strong>${d.severity}</strong> <code>${d.path}</code>: ${d.message}</li>`,
+              )}</ul></section>`
+            : html`<p>Every skill file loaded without problems.</p>`
+        }
+        <div class="scroll"><table class="list stack skills-table">
+          <thead><tr><th>Skill</th><th>Source</th><th>Kind</th><th>Breaker</th><th>Runs</th><th>Failed</th><th>Last used</th><th>For ${switchesFor}</th></tr></thead>
           <tbody>${skills.map((skill) => {
             const use: SkillUse | undefined = usage.get(skill.name);
             const learned = skill.owner ? latest.get(`${skill.owner}\u0000${skill.name}`) : undefined;
-            return html`<tr id="skill-${skill.name}" data-skill="${skill.name}"><td><details><summary><code>${skill.name}</code></summary><div class="markdown">${markdown(skill.body)}</div></details></td>
+            return html`<tr id="skill-${skill.name}" data-skill="${skill.name}"><td class="skill-cell"><details><summary>${skillName(skill.name)}</summary><div class="markdown help">${skillHelp(skill.body)}</div></details><p class="meta description">${skill.description}</p></td>
               <td>${overrides(skill) ? 'override' : skill.source === 'builtin' ? 'built-in' : skill.source}${skill.owner ? ` (owner ${skill.owner})` : ''}${learned ? html`<br><a href="${historyHref(skill.name, learned.owner)}">learned · version ${learned.version} · history</a>` : ''}</td>
               <td>${skill.readonly ? 'read-only' : 'mutating'}</td>
               <td><span class="badge breaker-${breakers.get(skill.name) ?? 'closed'}">${breakers.get(skill.name) ?? 'closed'}</span></td>
               <td class="runs">${use?.runs ?? 0}</td><td class="failures">${use?.failures ?? 0}</td>
               <td>${use?.lastUsed ? minute(use.lastUsed) : 'never'}</td>
-              <td>${skill.description}</td></tr>`;
+              <td>${switchForm(session, switchesFor, skill.name, !disabled.has(skill.name))}</td></tr>`;
           })}</tbody></table></div>
         ${
           retired.length
@@ -80,6 +94,38 @@ export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
             : ''
         }`,
     });
+  });
+
+  app.post('/skills/switch', async (c) => {
+    const session = c.get('session');
+    const form = await formOf(c);
+    // A user switches their own skills; the owner anyone's.
+    const user = session.owner ? (form.user ?? '').trim() || session.userId : session.userId;
+    const back = (notice: string) =>
+      c.redirect(
+        `/skills?for=${encodeURIComponent(user)}&notice=${encodeURIComponent(notice)}#skill-${encodeURIComponent(form.skill ?? '')}`,
+        303,
+      );
+    const problem = userIdProblem(user);
+    if (problem) return back(problem);
+    const visible = session.owner ? deps.skills() : skillsVisibleTo(deps.skills(), session.userId);
+    const skill = visible.skills.get(form.skill ?? '');
+    if (!skill) return back(`No skill "${(form.skill ?? '').slice(0, 80)}".`);
+    const enabled = form.enabled === 'yes';
+    await ensureUser(deps.database, user);
+    const now = deps.now ?? (() => new Date());
+    await setSkillEnabled(deps.database, {
+      userId: user,
+      skill: skill.name,
+      enabled,
+      by: `user:${session.userId}`,
+      at: now(),
+    });
+    return back(
+      enabled
+        ? `${skill.name} is on for ${user}.`
+        : `${skill.name} is off for ${user}: the assistant is refused it for them until it is turned on again.`,
+    );
   });
 
   app.get('/skills/history', async (c) => {
@@ -150,6 +196,10 @@ function versionRow(
           ? 'current'
           : ''
     }</td></tr>`;
+}
+
+function switchForm(session: Parameters<typeof csrfField>[0], user: string, skill: string, on: boolean) {
+  return html`<form method="post" action="/skills/switch" class="inline switch">${csrfField(session)}<input type="hidden" name="user" value="${user}"><input type="hidden" name="skill" value="${skill}"><input type="hidden" name="enabled" value="${on ? 'no' : 'yes'}"><span class="badge ${on ? 'on' : 'off'}">${on ? 'on' : 'off'}</span><button type="submit" class="secondary" aria-label="${on ? 'Turn off' : 'Turn on'} ${skill} for ${user}">${on ? 'Turn off' : 'Turn on'}</button></form>`;
 }
 
 function historyHref(name: string, owner: string): string {

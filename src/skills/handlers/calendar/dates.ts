@@ -1,5 +1,5 @@
-import { parseDateTime, startOfLocalDay } from '../../../integrations/index.ts';
 import { addDays, localDate, parseDateInput } from '../../../tasks/index.ts';
+import { parseDateTime, startOfLocalDay } from '../../../time/index.ts';
 import type { SkillContext } from '../../types.ts';
 
 export type DayRange =

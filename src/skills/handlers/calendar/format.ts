@@ -1,4 +1,5 @@
-import { type CalendarEvent, localDay, localDayLabel, localTime } from '../../../integrations/index.ts';
+import type { CalendarEvent } from '../../../integrations/index.ts';
+import { localDay, localDayLabel, localTime } from '../../../time/index.ts';
 import { fenceExternal } from '../../external.ts';
 
 /** `Mon 2026-01-05 10:00–11:00 [id] Title · location` (24-hour times in the user's zone). */

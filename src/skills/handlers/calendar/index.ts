@@ -1,6 +1,12 @@
 import type { SkillHandler } from '../../types.ts';
 import { freeTimeHandler, getEventHandler, listEventsHandler } from './read.ts';
-import { calendarFeedHandler, createEventHandler, deleteEventHandler, updateEventHandler } from './write.ts';
+import {
+  calendarFeedHandler,
+  calendarFeedRotateHandler,
+  createEventHandler,
+  deleteEventHandler,
+  updateEventHandler,
+} from './write.ts';
 
 /** The built-in handlers of the `calendar` domain. */
 export const calendarHandlers: SkillHandler[] = [
@@ -11,4 +17,5 @@ export const calendarHandlers: SkillHandler[] = [
   deleteEventHandler,
   freeTimeHandler,
   calendarFeedHandler,
+  calendarFeedRotateHandler,
 ] as SkillHandler[];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { freeSlots, localDayLabel, localTime } from '../../../integrations/index.ts';
+import { freeSlots } from '../../../integrations/index.ts';
+import { localDayLabel, localTime } from '../../../time/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';

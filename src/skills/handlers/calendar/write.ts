@@ -164,12 +164,23 @@ export const deleteEventHandler = defineHandler({
 
 export const calendarFeedHandler = defineHandler({
   name: 'calendar.feed',
-  flags: z.object({ rotate: flag.bool().default(false) }).strict(),
-  async execute(flags, ctx) {
-    const url = await integrationsOf(ctx).calendarFeedUrl(ctx.user.id, { rotate: flags.rotate });
-    const note = flags.rotate ? ' A new secret URL: the previous one no longer works.' : '';
+  flags: z.object({}).strict(),
+  async execute(_flags, ctx) {
+    const url = await integrationsOf(ctx).calendarFeedUrl(ctx.user.id, { rotate: false });
     return ok(
-      `${url}\nSubscribe to this URL in a phone or desktop calendar to see your local calendar. Keep it secret: anyone with it can read your events.${note}`,
+      `${url}\nSubscribe to this URL in a phone or desktop calendar to see your local calendar. Keep it secret: anyone with it can read your events.`,
+      { metadata: { url } },
+    );
+  },
+});
+
+export const calendarFeedRotateHandler = defineHandler({
+  name: 'calendar.feed_rotate',
+  flags: z.object({}).strict(),
+  async execute(_flags, ctx) {
+    const url = await integrationsOf(ctx).calendarFeedUrl(ctx.user.id, { rotate: true });
+    return ok(
+      `${url}\nA new secret URL: the previous one no longer works. Subscribe to this one in your calendars. Keep it secret: anyone with it can read your events.`,
       { metadata: { url } },
     );
   },

@@ -1,10 +1,5 @@
-import {
-  type EmailMessage,
-  type EmailSummary,
-  formatAddress,
-  localDay,
-  localTime,
-} from '../../../integrations/index.ts';
+import { type EmailMessage, type EmailSummary, formatAddress } from '../../../integrations/index.ts';
+import { localDay, localTime } from '../../../time/index.ts';
 import { fenceExternal } from '../../external.ts';
 
 function when(date: Date | null, timezone: string): string {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type EmailQuery, startOfLocalDay } from '../../../integrations/index.ts';
+import type { EmailQuery } from '../../../integrations/index.ts';
 import { parseDateInput } from '../../../tasks/index.ts';
+import { startOfLocalDay } from '../../../time/index.ts';
 import { fenceExternal } from '../../external.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok, type SkillContext } from '../../types.ts';

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { displayPath } from '../../../files/index.ts';
+import { localMinute } from '../../../time/index.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, ok } from '../../types.ts';
-import { failWith, filesOf, formatSize, formatTime, isResult } from './shared.ts';
+import { failWith, filesOf, formatSize, isResult } from './shared.ts';
 
 export const listFilesHandler = defineHandler({
   name: 'files.list',
@@ -25,7 +26,7 @@ export const listFilesHandler = defineHandler({
     const lines = entries.map((entry) =>
       entry.kind === 'folder'
         ? `${displayPath(entry.path)}/`
-        : `${displayPath(entry.path)} · ${formatSize(entry.size)} · ${formatTime(entry.modifiedAt, ctx.user.timezone)}`,
+        : `${displayPath(entry.path)} · ${formatSize(entry.size)} · ${localMinute(entry.modifiedAt, ctx.user.timezone)}`,
     );
     return ok(`${entries.length} in ${where}:\n${lines.join('\n')}`, {
       metadata: {

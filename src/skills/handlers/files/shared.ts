@@ -26,21 +26,6 @@ export function formatSize(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** `2026-03-01 14:05` in the user's time zone. */
-export function formatTime(date: Date, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(date);
-  const part = (type: string) => parts.find((item) => item.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
-}
-
 /** The path as the vault stores it (`./a//b.md` → `a/b.md`), or the error result for a bad one. */
 export function cleanPath(input: string): string | SkillResult {
   const checked = normalizeUserPath(input);

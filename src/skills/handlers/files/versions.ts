@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { localMinute } from '../../../time/index.ts';
 import { flag } from '../../flags.ts';
 import { defineHandler, ok } from '../../types.ts';
-import { cleanPath, failWith, filesOf, formatSize, formatTime, isResult } from './shared.ts';
+import { cleanPath, failWith, filesOf, formatSize, isResult } from './shared.ts';
 
 export const fileVersionsHandler = defineHandler({
   name: 'files.versions',
@@ -16,7 +17,7 @@ export const fileVersionsHandler = defineHandler({
     const versions = listed.value;
     const lines = versions.map(
       (item) =>
-        `v${item.version} · ${formatSize(item.size)} · ${formatTime(item.savedAt, ctx.user.timezone)}${item.current ? ' · current' : ''}`,
+        `v${item.version} · ${formatSize(item.size)} · ${localMinute(item.savedAt, ctx.user.timezone)}${item.current ? ' · current' : ''}`,
     );
     const deleted = versions.every((item) => !item.current)
       ? ' It was deleted: every version is archived.'

@@ -1,4 +1,5 @@
 import type { FoundMessage, Memory } from '../../../memory/index.ts';
+import { localMinute } from '../../../time/index.ts';
 
 /** `[id] content · category · importance 0.80 · #tags` — what the model reads. */
 export function formatMemoryLine(memory: Memory): string {
@@ -26,31 +27,5 @@ export function formatMessageLine(message: FoundMessage, timezone: string): stri
     : `${message.channel} conversation ${message.conversationId}`;
   const text = message.content.replace(/\s+/g, ' ').trim();
   const shown = text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
-  return `[message ${message.id}] ${formatTime(message.createdAt, timezone)} · ${conversation} · ${who}: ${shown}`;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** `YYYY-MM-DD HH:MM` in `timezone` (UTC when the zone is unknown). */
-function formatTime(iso: string, timezone: string): string {
-  let formatter = formatters.get(timezone);
-  if (!formatter) {
-    try {
-      formatter = new Intl.DateTimeFormat('en-CA', {
-        timeZone: timezone,
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-        hourCycle: 'h23',
-      });
-    } catch {
-      return formatTime(iso, 'UTC');
-    }
-    formatters.set(timezone, formatter);
-  }
-  const parts = formatter.formatToParts(new Date(iso));
-  const part = (type: string) => parts.find((item) => item.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+  return `[message ${message.id}] ${localMinute(new Date(message.createdAt), timezone)} · ${conversation} · ${who}: ${shown}`;
 }

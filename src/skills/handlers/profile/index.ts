@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { isTimeZone } from '../../../time/index.ts';
 import {
   getUser,
-  isValidTimezone,
   parseVoiceReplies,
   setVoiceReplies,
   type User,
@@ -40,7 +40,7 @@ export const updateProfileHandler = defineHandler({
     .object({
       timezone: flag
         .string()
-        .refine(isValidTimezone, 'must be an IANA time zone such as Europe/Berlin or America/New_York')
+        .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or America/New_York')
         .optional(),
       name: flag.string().optional(),
       voice_replies: flag

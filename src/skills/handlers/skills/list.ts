@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { formatInZone } from '../../../time/index.ts';
 import { flag } from '../../flags.ts';
 import type { LearnedSkillView } from '../../learned/index.ts';
-import { formatInZone } from '../../registry/cron-schedule.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
 import { learnedSkillsOf } from './learned-of.ts';
 

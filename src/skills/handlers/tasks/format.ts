@@ -1,4 +1,5 @@
 import type { FieldChange, Task, TaskDetail, TaskLink } from '../../../tasks/index.ts';
+import { localMinute } from '../../../time/index.ts';
 
 /** `[id] title · status · priority · due YYYY-MM-DD · @assignee · #tags` — what the model reads. */
 export function formatTaskLine(task: Task, today: string | null): string {
@@ -28,22 +29,26 @@ export function formatTaskDetail(task: TaskDetail, today: string | null, timezon
   if (task.blocks.length > 0) lines.push(`Blocks: ${task.blocks.map(formatLink).join('; ')}`);
   if (task.subtasks.length > 0) lines.push(`Subtasks: ${task.subtasks.map(formatLink).join('; ')}`);
   const when = [
-    `created ${formatTime(task.createdAt, timezone)}`,
-    `updated ${formatTime(task.updatedAt, timezone)}`,
+    `created ${localMinute(new Date(task.createdAt), timezone)}`,
+    `updated ${localMinute(new Date(task.updatedAt), timezone)}`,
   ];
-  if (task.completedAt) when.push(`completed ${formatTime(task.completedAt, timezone)}`);
-  if (task.archivedAt) when.push(`archived ${formatTime(task.archivedAt, timezone)}`);
+  if (task.completedAt) when.push(`completed ${localMinute(new Date(task.completedAt), timezone)}`);
+  if (task.archivedAt) when.push(`archived ${localMinute(new Date(task.archivedAt), timezone)}`);
   lines.push(`${capitalize(when.join(' · '))}`);
   if (task.comments.length > 0) {
     lines.push(`Comments (${task.comments.length}):`);
     for (const comment of task.comments) {
-      lines.push(`  ${formatTime(comment.createdAt, timezone)} ${comment.author}: ${comment.body}`);
+      lines.push(
+        `  ${localMinute(new Date(comment.createdAt), timezone)} ${comment.author}: ${comment.body}`,
+      );
     }
   }
   if (task.history.length > 0) {
     lines.push('Recent history (newest first):');
     for (const entry of task.history) {
-      lines.push(`  ${formatTime(entry.createdAt, timezone)} ${entry.actor} ${formatChange(entry)}`);
+      lines.push(
+        `  ${localMinute(new Date(entry.createdAt), timezone)} ${entry.actor} ${formatChange(entry)}`,
+      );
     }
   }
   return lines.join('\n');
@@ -64,25 +69,6 @@ function formatValue(value: unknown): string {
   if (Array.isArray(value)) return `[${value.join(', ')}]`;
   if (typeof value === 'string') return value.length > 60 ? `${value.slice(0, 57)}…` : value;
   return JSON.stringify(value);
-}
-
-/** `YYYY-MM-DD HH:MM` in `timezone`. */
-export function formatTime(iso: string, timezone: string): string {
-  try {
-    const parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone: timezone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    }).formatToParts(new Date(iso));
-    const part = (type: string) => parts.find((item) => item.type === type)?.value ?? '';
-    return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
-  } catch {
-    return iso;
-  }
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

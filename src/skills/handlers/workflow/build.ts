@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { z } from 'zod';
+import { formatInZone } from '../../../time/index.ts';
 import { flag } from '../../flags.ts';
-import { formatInZone, nextFireTime, parseCron } from '../../registry/cron-schedule.ts';
+import { nextFireTime, parseCron } from '../../registry/cron-schedule.ts';
 import { parseFrontmatter } from '../../registry/parse-frontmatter.ts';
 import { parseSkillFile } from '../../registry/parse-skill-file.ts';
 import { checkSkillMentions } from '../../registry/skill-mentions.ts';

@@ -1,1 +1,0 @@
-export { type SpendAlert, SpendGuard, type SpendGuardOptions } from './spend-guard.ts';

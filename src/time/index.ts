@@ -1,0 +1,16 @@
+export { waitUnlessAborted } from './wait.ts';
+export {
+  type DateTimeInput,
+  formatInZone,
+  isTimeZone,
+  localDay,
+  localDayLabel,
+  localMinute,
+  localTime,
+  parseDateTime,
+  startOfLocalDay,
+  type WallClock,
+  wallClock,
+  zonedToInstant,
+  zoneOffsetMinutes,
+} from './zoned-time.ts';
