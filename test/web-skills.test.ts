@@ -336,7 +336,7 @@ for (const backend of backends()) {
 
       it('reports a refused Brave key with the setting to fix, never the key, and a Brave outage as one', async () => {
         reconfigure(
-          webYaml('  brave: { api_key: "BSA-wrong-key-00000000", api_url: "' + brave.url + '/res/v1" }'),
+          webYaml(`  brave: { api_key: "BSA-wrong-key-00000000", api_url: "${brave.url}/res/v1" }`),
         );
         try {
           const refused = await run('web.search --query weather');
