@@ -134,7 +134,7 @@ export async function analyseQuery(
   }
   const seen = new Set<string>();
   const terms: Term[] = [];
-  for (const [base, term] of byBase) {
+  for (const term of byBase.values()) {
     const lexemes = [...new Set(term.lexemes)].sort();
     const key = lexemes.join(' ');
     if (seen.has(key)) continue;
