@@ -55,8 +55,18 @@ type Asked = {
   shown: Record<Ranking, string[]>;
 };
 
-/** Per ranking, the ranking function alone; and the whole `memory.search` skill call for "now". */
-type Timings = Record<Ranking, number[]> & { skill: number[] };
+/**
+ * Per ranking, the ranking function alone; and the whole `memory.search` skill call for "now".
+ * Wall time, and for "now" and the skill call the process's CPU time too (PGlite runs in this
+ * process, so it is the search's own work, whatever else loads the machine).
+ */
+type Timings = Record<Ranking, number[]> & { skill: number[]; skillCpu: number[]; nowCpu: number[] };
+
+/** CPU milliseconds (user + system) this process spent since `since`. */
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
 const bench: Bench = async () => {
   const dir = locomoDir(ROOT);
@@ -75,7 +85,7 @@ const bench: Bench = async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-recall-bench-'));
   const db = await openPglite(path.join(dataDir, 'db'));
   const asked: Asked[] = [];
-  const timings: Timings = { before: [], now: [], bm25: [], skill: [] };
+  const timings: Timings = { before: [], now: [], bm25: [], skill: [], skillCpu: [], nowCpu: [] };
   const stored = new Map<string, { turns: number; memories: number; saveMs: number }>();
   let runtime: Runtime | null = null;
   const searchBefore = await loadSearchBefore();
@@ -154,11 +164,15 @@ async function askQuestions(
   for (const question of conversation.questions) {
     const command = formatCommand('memory.search', { query: question.question, limit: String(LIMIT) });
     let started = performance.now();
+    let cpu = process.cpuUsage();
     const content = await run(runtime, userId, command);
+    timings.skillCpu.push(cpuMs(cpu));
     timings.skill.push(performance.now() - started);
 
     started = performance.now();
+    cpu = process.cpuUsage();
     await searchMemories(db, userId, { query: question.question, limit: LIMIT }, { touch: false });
+    timings.nowCpu.push(cpuMs(cpu));
     timings.now.push(performance.now() - started);
     // The first line says how many were found and how; the result lines follow.
     const now = content.split('\n').slice(1).flatMap(shownDiaIds);
@@ -234,6 +248,8 @@ async function bm25Index(db: Database, userId: string) {
   };
 }
 
+const mean = (samples: readonly number[]) => samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length);
+
 function recall(asked: readonly Asked[], ranking: Ranking, k: number): number {
   if (asked.length === 0) return Number.NaN;
   const hits = asked.filter((a) => a.shown[ranking].slice(0, k).some((id) => a.evidence.includes(id)));
@@ -269,6 +285,7 @@ function sections(
       ...categories.map((c) => `${c} ${CATEGORY_NAMES[c]} (${byCategory(c).length})`),
       'ranking p50 / p95',
       'memory.search call p50 / p95',
+      'CPU per ranking / call (mean)',
     ],
     rows: rankings.map((ranking) => [
       RANKING_LABELS[ranking],
@@ -277,6 +294,7 @@ function sections(
       ...categories.map((c) => cell(byCategory(c), ranking)),
       `${ms(percentile(timings[ranking], 50))} / ${ms(percentile(timings[ranking], 95))}`,
       ranking === 'now' ? `${ms(percentile(timings.skill, 50))} / ${ms(percentile(timings.skill, 95))}` : '—',
+      ranking === 'now' ? `${ms(mean(timings.nowCpu))} / ${ms(mean(timings.skillCpu))}` : '—',
     ]),
     notes: [
       'Ranking: the search function alone on the same memories (searchMemories now; before, the baseline checkout’s own searchMemories; ' +

@@ -192,6 +192,26 @@ describeEachBackend('memory store', (getDb, backend) => {
     expect(accessed.get(miss.memory.id)).toBe(T0.toISOString());
   });
 
+  it('rewrites accessed_at at most once an hour per memory', async () => {
+    const user = await newUser();
+    const memory = await save(user, 'Sister Ana lives in Porto');
+    const accessedAt = async () => {
+      const [row] = await getDb().query<{ accessed_at: Date }>(
+        'SELECT accessed_at FROM memory_entries WHERE id = $1',
+        [memory.memory.id],
+      );
+      return new Date(row!.accessed_at).toISOString();
+    };
+    const soon = new Date(T0.getTime() + 30 * 60_000);
+    const found = await searchMemories(getDb(), user, { query: 'Ana Porto' }, { now: soon });
+    expect(found.results[0]?.memory.accessedAt).toBe(T0.toISOString());
+    expect(await accessedAt()).toBe(T0.toISOString());
+    const later = new Date(T0.getTime() + 61 * 60_000);
+    const again = await searchMemories(getDb(), user, { query: 'Ana Porto' }, { now: later });
+    expect(again.results[0]?.memory.accessedAt).toBe(later.toISOString());
+    expect(await accessedAt()).toBe(later.toISOString());
+  });
+
   if (backend === 'pglite') {
     it('fuses vector similarity in: finds what full text cannot match', async () => {
       const db = getDb();

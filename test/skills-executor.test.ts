@@ -227,6 +227,15 @@ describeEachBackend('skill executor', (getDb) => {
     expect(restarted.calls).toEqual(['flaky', 'flaky']);
   });
 
+  it('resets the failure count on a success, so only consecutive failures open the circuit', async () => {
+    const h = harness(getDb);
+    for (let attempt = 0; attempt < 4; attempt++) await run(h, 'notes.flaky --fail');
+    expect((await run(h, 'notes.flaky')).status).toBe('ok');
+    for (let attempt = 0; attempt < 4; attempt++) await run(h, 'notes.flaky --fail');
+    expect((await run(h, 'notes.flaky')).status).toBe('ok');
+    expect(h.calls).toHaveLength(10);
+  });
+
   it('never opens a breaker for values the database refused, and says what to change', async () => {
     const h = harness(getDb);
     for (let attempt = 0; attempt < 7; attempt++) {

@@ -88,6 +88,8 @@ type Source = {
   speaker: string;
   /** What a row's position counts within (the user's memories, a conversation's messages). */
   sequence: string;
+  /** Every row is in one sequence (the user's): a neighbour is found by its position alone. */
+  oneSequence: boolean;
   /** When two adjacent texts are context of each other (what `context` holds, see SourceRow). */
   context: string;
   together: (a: SourceRow, b: SourceRow) => boolean;
@@ -104,6 +106,7 @@ function memorySource(filters: MemoryFilters): Source {
     day: (tz) => `COALESCE(m.happened_on, (m.created_at AT TIME ZONE ${tz})::date)`,
     speaker: 'm.speaker',
     sequence: 'm.user_id',
+    oneSequence: true,
     context: `COALESCE(m.source_conversation_id, '') || ' ' || extract(epoch FROM m.created_at)::bigint`,
     // Turns of one conversation: lines of a transcript (`Name: …`, both with a speaker) saved
     // in the same conversation (or both outside one) within NEIGHBOUR_GAP_SECONDS. A memory
@@ -132,6 +135,7 @@ function messageSource(search: LexicalSearch): Source {
     day: (tz) => `(m.created_at AT TIME ZONE ${tz})::date`,
     speaker: "lower(COALESCE(m.speaker, CASE m.role WHEN 'assistant' THEN 'steward' END))",
     sequence: 'm.conversation_id',
+    oneSequence: false,
     context: "''",
     // A conversation is its own context, however long its pauses.
     together: () => true,
@@ -397,7 +401,7 @@ async function readRows(
        -- match as sets; a row at one of the positions in another of the sequences does no harm).
        SELECT m.id FROM ${source.table}
        WHERE ${[...source.where, ...unwantedCondition(parts, param)].join(' AND ')}
-         AND ${source.sequence} = ANY(ARRAY(SELECT DISTINCT sequence FROM around))
+         ${source.oneSequence ? '' : `AND ${source.sequence} = ANY(ARRAY(SELECT DISTINCT sequence FROM around))`}
          AND m.position = ANY(ARRAY(SELECT DISTINCT position FROM around))
      )
      SELECT json_agg(found) AS rows

@@ -94,10 +94,12 @@ export async function analyseQuery(
          (SELECT total_length FROM memory_user_stats WHERE user_id = $1) AS memory_length,
          (SELECT doc_count FROM message_user_stats WHERE user_id = $1) AS message_docs,
          (SELECT total_length FROM message_user_stats WHERE user_id = $1) AS message_length,
+         -- One index probe per name (LIMIT 1 keeps the planner from hashing all the user's
+         -- speakers, which it does without table statistics, as after a large import).
          ARRAY(
            SELECT n.name FROM unnest($5::text[]) AS n(name)
-           WHERE EXISTS (SELECT 1 FROM memory_entries WHERE user_id = $1 AND speaker = n.name)
-             OR EXISTS (SELECT 1 FROM messages WHERE user_id = $1 AND lower(speaker) = n.name)
+           WHERE (SELECT true FROM memory_entries WHERE user_id = $1 AND speaker = n.name LIMIT 1)
+             OR (SELECT true FROM messages WHERE user_id = $1 AND lower(speaker) = n.name LIMIT 1)
          ) AS speakers
      )
      SELECT json_agg(found ORDER BY found.ord, found.base, found.lexeme) AS rows FROM (

@@ -393,7 +393,17 @@ export async function nearestMemoryIds(
   return rows.filter((row) => row.distance !== null).map((row) => row.id);
 }
 
-/** Sets accessed_at of the user's live memories `ids` and returns them by id. */
+/**
+ * accessed_at is rewritten at most this often per memory: decay counts in days, and a memory
+ * read again within the hour (saved moments ago, or found on each turn of a conversation) is
+ * spared the write, which for a full table page is a new row version in every index.
+ */
+const TOUCH_INTERVAL_SECONDS = 3_600;
+
+/**
+ * Sets accessed_at of the user's live memories `ids` (unless it is within TOUCH_INTERVAL_SECONDS
+ * of `now` already) and returns them by id.
+ */
 export async function touchMemories(
   db: Database,
   userId: string,
@@ -401,13 +411,21 @@ export async function touchMemories(
   now: Date,
 ): Promise<Map<string, Memory>> {
   if (ids.length === 0) return new Map();
+  // The SELECT reads the rows as they were before the UPDATE: `touched` says which it changed.
   const rows = await db.query(
-    `UPDATE memory_entries m SET accessed_at = $3
-     WHERE m.user_id = $1 AND m.id = ANY($2::text[]) AND m.archived_at IS NULL
-     RETURNING ${MEMORY_COLUMNS}`,
-    [userId, [...ids], now],
+    `WITH touched AS (
+       UPDATE memory_entries m SET accessed_at = $3
+       WHERE m.user_id = $1 AND m.id = ANY($2::text[]) AND m.archived_at IS NULL
+         AND m.accessed_at < $3::timestamptz - make_interval(secs => $4)
+       RETURNING m.id
+     )
+     SELECT ${MEMORY_COLUMNS}, m.id IN (SELECT id FROM touched) AS touched FROM memory_entries m
+     WHERE m.user_id = $1 AND m.id = ANY($2::text[]) AND m.archived_at IS NULL`,
+    [userId, [...ids], now, TOUCH_INTERVAL_SECONDS],
   );
-  return new Map(rows.map((row) => [String(row.id), toMemory(row)]));
+  return new Map(
+    rows.map((row) => [String(row.id), toMemory(row.touched ? { ...row, accessed_at: now } : row)]),
+  );
 }
 
 async function loadMemories(

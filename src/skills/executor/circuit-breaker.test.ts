@@ -17,10 +17,10 @@ describeEachBackend('circuit breaker state changes', (getDb) => {
     expect(await breakers.states()).toEqual([{ skill: 'mail.send', state: 'open' }]);
 
     nowMs += 61_000;
-    expect(await breakers.check('mail.send')).toEqual({ allowed: true, trial: true });
+    expect(await breakers.check('mail.send')).toEqual({ allowed: true, trial: true, clean: false });
     await breakers.recordFailure('mail.send', 'still down');
     nowMs += 61_000;
-    expect(await breakers.check('mail.send')).toEqual({ allowed: true, trial: true });
+    expect(await breakers.check('mail.send')).toEqual({ allowed: true, trial: true, clean: false });
     await breakers.recordSuccess('mail.send');
     await breakers.recordSuccess('mail.send');
     expect(changes.map((change) => change.state)).toEqual([
@@ -31,5 +31,14 @@ describeEachBackend('circuit breaker state changes', (getDb) => {
       'closed',
     ]);
     expect(await breakers.states()).toEqual([{ skill: 'mail.send', state: 'closed' }]);
+  });
+
+  it('says when a success has nothing to reset: no failure on record', async () => {
+    const breakers = new CircuitBreakers(getDb(), { failureThreshold: 3, cooldownMs: 60_000 });
+    expect(await breakers.check('web.fetch')).toEqual({ allowed: true, trial: false, clean: true });
+    await breakers.recordFailure('web.fetch', 'timeout');
+    expect(await breakers.check('web.fetch')).toEqual({ allowed: true, trial: false, clean: false });
+    await breakers.recordSuccess('web.fetch');
+    expect(await breakers.check('web.fetch')).toEqual({ allowed: true, trial: false, clean: true });
   });
 });

@@ -19,7 +19,14 @@ type BreakerRow = {
   opened_at: Date | null;
 };
 
-export type BreakerDecision = { allowed: true; trial: boolean } | { allowed: false; retryInMs: number };
+/**
+ * `clean`: no failure is on record, so a success has nothing to reset (recordSuccess can be
+ * skipped; a failure recorded meanwhile by another call then stays counted, as it would had it
+ * come after this success).
+ */
+export type BreakerDecision =
+  | { allowed: true; trial: boolean; clean: boolean }
+  | { allowed: false; retryInMs: number };
 
 /**
  * Per-skill circuit breaker, persisted in skill_circuit_breakers so a restart keeps it:
@@ -43,7 +50,10 @@ export class CircuitBreakers {
       [skill],
     );
     const row = rows[0];
-    if (!row || row.state === 'closed') return { allowed: true, trial: false };
+    if (!row) return { allowed: true, trial: false, clean: true };
+    if (row.state === 'closed') {
+      return { allowed: true, trial: false, clean: Number(row.consecutive_failures) === 0 };
+    }
     const openedAt = row.opened_at ? new Date(row.opened_at).getTime() : 0;
     const elapsed = this.#now().getTime() - openedAt;
     if (row.state === 'open' && elapsed >= this.#options.cooldownMs) {
@@ -54,7 +64,7 @@ export class CircuitBreakers {
       );
       if (claimed.length === 1) {
         this.#changed({ skill, state: 'half_open', lastError: null });
-        return { allowed: true, trial: true };
+        return { allowed: true, trial: true, clean: false };
       }
     }
     return { allowed: false, retryInMs: Math.max(0, this.#options.cooldownMs - elapsed) };

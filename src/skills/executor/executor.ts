@@ -228,8 +228,11 @@ export class SkillExecutor {
     }
 
     const breakerKeys = [skill.name, userBreakerKey(skill.name, request.user.id)];
+    /** The breakers a success must reset: those with a failure on record (two writes per call spared). */
+    const toReset: string[] = [];
     for (const key of breakerKeys) {
       const breaker = await this.#breakers.check(key);
+      if (breaker.allowed && !breaker.clean) toReset.push(key);
       if (!breaker.allowed) {
         const seconds = Math.ceil(breaker.retryInMs / 1000);
         return {
@@ -281,7 +284,7 @@ export class SkillExecutor {
       signal,
     );
     if (outcome.failure === null) {
-      for (const key of breakerKeys) await this.#breakers.recordSuccess(key);
+      for (const key of toReset) await this.#breakers.recordSuccess(key);
     } else if (outcome.failure.kind === 'infrastructure') {
       await this.#breakers.recordFailure(skill.name, outcome.failure.message);
     } else if (outcome.failure.kind === 'unexpected') {
