@@ -106,6 +106,10 @@ describe('converse', () => {
     });
     const started = await alone.result;
     expect(started.kind).toBe('new_conversation');
+    // Its event stream is empty and over, so a surface reading it goes on to the result.
+    const events: unknown[] = [];
+    for await (const event of alone.events) events.push(event);
+    expect(events).toEqual([]);
     expect(inputs).toEqual([]);
     const latest = await findLatestConversation(db.database, 'ann', 'web');
     expect(started.kind === 'new_conversation' && started.conversationId).toBe(latest?.id);

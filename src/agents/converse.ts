@@ -68,8 +68,11 @@ export async function converse(deps: ConverseDeps, message: Message): Promise<Ex
     const rest = command[1]?.trim() ?? '';
     if (!rest) {
       const conversation = await createConversation(deps.database, message.userId, message.surface);
+      // No turn: the stream has no events and is over at once (a reader's loop must end).
+      const none = eventStream<TurnEvent>();
+      none.end();
       return {
-        events: eventStream<TurnEvent>().iterable,
+        events: none.iterable,
         result: Promise.resolve({ kind: 'new_conversation', conversationId: conversation.id }),
       };
     }
