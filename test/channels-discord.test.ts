@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryCursors } from '../src/channels/cursor-store.ts';
 import { DiscordAdapter } from '../src/channels/discord/discord-adapter.ts';
 import type { GatewayPort } from '../src/channels/types.ts';
-import { loadConfig } from '../src/config/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
-import { createRuntime, type Runtime } from '../src/runtime.ts';
-import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
+import type { Runtime } from '../src/runtime.ts';
+import { type ChannelSteward, startChannelSteward, startChannelsRuntime } from './support/channels.ts';
 import { backends, createTestDatabase, type TestDatabase } from './support/db.ts';
 import {
   DISCORD_INTENTS_EXPECTED,
@@ -16,7 +15,6 @@ import {
   startFakeDiscord,
 } from './support/fake-discord.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
-import { writeTestConfig } from './support/steward.ts';
 
 const OWNER = '2200000000000000001';
 const DM = '3300000000000000001';
@@ -223,16 +221,7 @@ describe(`Discord across a restart [${backends().at(-1)}]`, { timeout: 90_000 },
   let discord: FakeDiscord;
   let db: TestDatabase;
   let runtime: Runtime | null = null;
-  const start = async () => {
-    const { dir, env } = writeTestConfig(llm.url, channelsYaml(discord, [`discord:${OWNER}`]));
-    const started = await createRuntime(loadConfig({ env, cwd: dir }), {
-      database: db.database,
-      logger: silentLogger(),
-    });
-    await started.jobs.start();
-    await started.channels.start();
-    return started;
-  };
+  const start = () => startChannelsRuntime(llm.url, channelsYaml(discord, [`discord:${OWNER}`]), db.database);
   beforeAll(async () => {
     llm = await startFakeLlm();
     discord = await startFakeDiscord({ heartbeatIntervalMs: 1_000 });

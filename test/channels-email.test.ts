@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIdentity } from '../src/channels/index.ts';
-import { loadConfig } from '../src/config/index.ts';
-import { silentLogger } from '../src/logging/logger.ts';
-import { createRuntime, type Runtime } from '../src/runtime.ts';
-import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
+import type { Runtime } from '../src/runtime.ts';
+import { type ChannelSteward, startChannelSteward, startChannelsRuntime } from './support/channels.ts';
 import { backends, createTestDatabase, type TestDatabase } from './support/db.ts';
 import { type FakeImap, startFakeImap } from './support/fake-imap.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { startFakeSmtp } from './support/fake-smtp.ts';
 import { ASSISTANT, rawMail, readSent } from './support/mail-fixtures.ts';
-import { writeTestConfig } from './support/steward.ts';
 
 type FakeSmtp = Awaited<ReturnType<typeof startFakeSmtp>>;
 
@@ -263,16 +260,7 @@ describe(`Email channel across a restart and a server without IDLE [${backends()
   let smtp: FakeSmtp;
   let db: TestDatabase;
   let runtime: Runtime | null = null;
-  const start = async () => {
-    const { dir, env } = writeTestConfig(llm.url, channelsYaml(imap, smtp, 1));
-    const started = await createRuntime(loadConfig({ env, cwd: dir }), {
-      database: db.database,
-      logger: silentLogger(),
-    });
-    await started.jobs.start();
-    await started.channels.start();
-    return started;
-  };
+  const start = () => startChannelsRuntime(llm.url, channelsYaml(imap, smtp, 1), db.database);
   const texts = () => Promise.all(smtp.received.map(async (mail) => (await readSent(mail.raw)).text));
   beforeAll(async () => {
     llm = await startFakeLlm();

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIdentity } from '../src/channels/index.ts';
-import { loadConfig } from '../src/config/index.ts';
-import { silentLogger } from '../src/logging/logger.ts';
-import { createRuntime, type Runtime } from '../src/runtime.ts';
-import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
+import type { Runtime } from '../src/runtime.ts';
+import { type ChannelSteward, startChannelSteward, startChannelsRuntime } from './support/channels.ts';
 import { backends, createTestDatabase, type TestDatabase } from './support/db.ts';
 import { gatewayErrorPage } from './support/fake-http.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -14,7 +12,6 @@ import {
   matrixText,
   startFakeMatrix,
 } from './support/fake-matrix.ts';
-import { writeTestConfig } from './support/steward.ts';
 
 const ALICE = '@alice:fake.example';
 const BOB = '@bob:fake.example';
@@ -206,16 +203,7 @@ describe(`Matrix across a restart [${backends().at(-1)}]`, { timeout: 90_000 }, 
   let matrix: FakeMatrix;
   let db: TestDatabase;
   let runtime: Runtime | null = null;
-  const start = async () => {
-    const { dir, env } = writeTestConfig(llm.url, channelsYaml(matrix));
-    const started = await createRuntime(loadConfig({ env, cwd: dir }), {
-      database: db.database,
-      logger: silentLogger(),
-    });
-    await started.jobs.start();
-    await started.channels.start();
-    return started;
-  };
+  const start = () => startChannelsRuntime(llm.url, channelsYaml(matrix), db.database);
   beforeAll(async () => {
     llm = await startFakeLlm();
     matrix = await startFakeMatrix();

@@ -30,6 +30,22 @@ const oneToken = (model: string) =>
     text: 'OK',
     expect: (request) => expect(request.body).toMatchObject({ model, max_tokens: 1 }),
   });
+/** `steward onboard --non-interactive` against the fake LLM with `key` and `model`, then `flags`. */
+const onboard = (key: string, model: string, flags: string[], options: Parameters<typeof runCli>[1]) =>
+  runCli(
+    [
+      'onboard',
+      '--non-interactive',
+      '--llm-base-url',
+      llm.url,
+      '--llm-api-key',
+      key,
+      '--llm-model',
+      model,
+      ...flags,
+    ],
+    options,
+  );
 const readEnv = (dir: string) =>
   parseEnv(readFileSync(path.join(dir, '.env'), 'utf8')) as Record<string, string>;
 
@@ -38,21 +54,10 @@ describe('steward onboard --non-interactive', () => {
     const dir = workDir();
     oneToken('onboard-model');
     const gets = telegram.requests.length;
-    const result = await runCli(
-      [
-        'onboard',
-        '--non-interactive',
-        '--llm-base-url',
-        llm.url,
-        '--llm-api-key',
-        KEY,
-        '--llm-model',
-        'onboard-model',
-        '--telegram-bot-token',
-        FAKE_BOT_TOKEN,
-      ],
-      { cwd: dir, env: { TELEGRAM_API_ROOT: telegram.url } },
-    );
+    const result = await onboard(KEY, 'onboard-model', ['--telegram-bot-token', FAKE_BOT_TOKEN], {
+      cwd: dir,
+      env: { TELEGRAM_API_ROOT: telegram.url },
+    });
     llm.assertDone();
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(telegram.requests.slice(gets).map((request) => request.path)).toEqual([
@@ -79,19 +84,7 @@ describe('steward onboard --non-interactive', () => {
 
   it('exits non-zero with a clear error and writes nothing when the LLM or the bot token is refused', async () => {
     const dir = workDir();
-    const refused = await runCli(
-      [
-        'onboard',
-        '--non-interactive',
-        '--llm-base-url',
-        llm.url,
-        '--llm-api-key',
-        'sk-wrong-key-000000',
-        '--llm-model',
-        'm',
-      ],
-      { cwd: dir },
-    );
+    const refused = await onboard('sk-wrong-key-000000', 'm', [], { cwd: dir });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('answered HTTP 401');
     expect(refused.stdout).toContain('fix: the API key was refused');
@@ -101,21 +94,10 @@ describe('steward onboard --non-interactive', () => {
     expect(refused.stdout + refused.stderr).not.toContain('sk-wrong-key-000000');
 
     oneToken('m');
-    const badBot = await runCli(
-      [
-        'onboard',
-        '--non-interactive',
-        '--llm-base-url',
-        llm.url,
-        '--llm-api-key',
-        KEY,
-        '--llm-model',
-        'm',
-        '--telegram-bot-token',
-        '123:not-the-token',
-      ],
-      { cwd: dir, env: { TELEGRAM_API_ROOT: telegram.url } },
-    );
+    const badBot = await onboard(KEY, 'm', ['--telegram-bot-token', '123:not-the-token'], {
+      cwd: dir,
+      env: { TELEGRAM_API_ROOT: telegram.url },
+    });
     llm.assertDone();
     expect(badBot.code).toBe(1);
     expect(badBot.stdout).toContain('Telegram refused getMe: 401');
@@ -126,10 +108,7 @@ describe('steward onboard --non-interactive', () => {
     const brokenYaml = workDir();
     writeFileSync(path.join(brokenYaml, 'steward.yaml'), 'llm: [unclosed\n');
     oneToken('m');
-    const broken = await runCli(
-      ['onboard', '--non-interactive', '--llm-base-url', llm.url, '--llm-api-key', KEY, '--llm-model', 'm'],
-      { cwd: brokenYaml },
-    );
+    const broken = await onboard(KEY, 'm', [], { cwd: brokenYaml });
     llm.assertDone();
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain('steward.yaml is not valid YAML');

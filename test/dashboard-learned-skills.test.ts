@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LearnedActor, type LearnedSkills, learnedSkillsFor } from '../src/skills/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
-import { ensureChromium } from './support/chromium.ts';
+import { launchChromium } from './support/chromium.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { loginAs, OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
@@ -148,11 +148,7 @@ for (const backend of backends()) {
     });
 
     it.runIf(backend === 'pglite')('rolls back with a click in Chromium', { timeout: 180_000 }, async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: ensureChromium(),
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage();
         const errors: string[] = [];

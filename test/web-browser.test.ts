@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveMemory } from '../src/memory/index.ts';
 import { createTask } from '../src/tasks/index.ts';
 import { approve, dispatch, getResults, reply, run, scriptModels, slow } from './support/agent-scripts.ts';
-import { ensureChromium } from './support/chromium.ts';
+import { launchChromium } from './support/chromium.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
-import { OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
+import { OWNER_TOKEN, ownerTaskContext, startWebSteward, type WebSteward } from './support/web.ts';
 
 /*
  * The dashboard in Debian's Chromium (playwright-core): log in, chat with the reply streamed in
@@ -56,24 +56,12 @@ async function shoot(page: Page, name: string, options: { bestEffort?: boolean }
 }
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   fake = await startFakeLlm();
   steward = await startWebSteward('pglite', fake);
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
   const db = steward.runtime.database;
-  const ctx = {
-    database: db,
-    userId: 'local',
-    timezone: 'UTC',
-    actor: 'user:local',
-    executionId: null,
-    now: () => new Date(),
-  };
+  const ctx = ownerTaskContext(db);
   await createTask(ctx, { title: `Seeded task ${XSS}` });
   await createTask(ctx, { title: 'Renew the passport', priority: 'high' });
   await saveMemory(db, 'local', {

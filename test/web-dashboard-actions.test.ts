@@ -7,6 +7,7 @@ import { createTask } from '../src/tasks/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { runAsCli } from './support/steward.ts';
 import { loginAs, OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
 
 /*
@@ -148,14 +149,7 @@ for (const backend of backends()) {
       const db = steward.runtime.database;
       await ensureUser(db, 'gina');
       await ensureUser(db, 'hank');
-      const run = (userId: string) =>
-        steward.runtime.executor.execute({
-          command: 'tasks.create --title "Buy stamps"',
-          caller: { kind: 'cli' },
-          user: { id: userId, timezone: 'UTC' },
-          channel: 'cli',
-          confirmed: true,
-        });
+      const run = (userId: string) => runAsCli(steward.runtime, userId, 'tasks.create --title "Buy stamps"');
       const gina = await loginAs(steward.url, (await createApiToken(db, 'gina')).token);
       const page = await (await gina.get('/skills')).text();
       const row = /<tr id="skill-tasks\.create"[\s\S]*?<\/form><\/td><\/tr>/.exec(page)?.[0] ?? '';
@@ -318,14 +312,11 @@ for (const backend of backends()) {
       const db = steward.runtime.database;
       await ensureUser(db, 'erin');
       await ensureUser(db, 'frank');
-      const built = await steward.runtime.executor.execute({
-        command:
-          'workflow.build --name erin_digest --description "Digest for Erin" --steps "Use tasks.search to list open tasks"',
-        caller: { kind: 'cli' },
-        user: { id: 'erin', timezone: 'UTC' },
-        channel: 'cli',
-        confirmed: true,
-      });
+      const built = await runAsCli(
+        steward.runtime,
+        'erin',
+        'workflow.build --name erin_digest --description "Digest for Erin" --steps "Use tasks.search to list open tasks"',
+      );
       expect(built.status, built.content).toBe('ok');
       steward.runtime.skills.load();
       const erin = await loginAs(steward.url, (await createApiToken(db, 'erin')).token);

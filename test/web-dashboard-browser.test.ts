@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbUsageRecorder } from '../src/llm/index.ts';
 import { createTask } from '../src/tasks/index.ts';
 import { dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
-import { ensureChromium } from './support/chromium.ts';
+import { launchChromium } from './support/chromium.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
-import { OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
+import { runAsCli } from './support/steward.ts';
+import { OWNER_TOKEN, ownerTaskContext, startWebSteward, type WebSteward } from './support/web.ts';
 
 /*
  * The dashboard's actions in Debian's Chromium, at 1280 and 390 px: tasks marked done, filtered,
@@ -63,7 +64,7 @@ const sideways = (page: Page) =>
   page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
+  browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
   writeFileSync(
     logFile,
@@ -73,20 +74,8 @@ beforeAll(async () => {
   );
   fake = await startFakeLlm();
   steward = await startWebSteward('pglite', fake, { logFile });
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
   const db = steward.runtime.database;
-  const ctx = {
-    database: db,
-    userId: 'local',
-    timezone: 'UTC',
-    actor: 'user:local',
-    executionId: null,
-    now: () => new Date(),
-  };
+  const ctx = ownerTaskContext(db);
   const today = new Date().toISOString().slice(0, 10);
   for (const task of [
     { title: 'Renew the passport before the summer trip', priority: 'high' as const, dueDate: today },
@@ -97,14 +86,11 @@ beforeAll(async () => {
     const created = await createTask(ctx, task);
     if (!created.ok) throw new Error(created.message);
   }
-  const built = await steward.runtime.executor.execute({
-    command:
-      'workflow.build --name morning_brief --description "Brief me on open tasks every morning" --steps "Use tasks.search to list open tasks and summarise them"',
-    caller: { kind: 'cli' },
-    user: { id: 'local', timezone: 'UTC' },
-    channel: 'cli',
-    confirmed: true,
-  });
+  const built = await runAsCli(
+    steward.runtime,
+    'local',
+    'workflow.build --name morning_brief --description "Brief me on open tasks every morning" --steps "Use tasks.search to list open tasks and summarise them"',
+  );
   if (built.status !== 'ok') throw new Error(built.content);
   steward.runtime.skills.load();
   const record = createDbUsageRecorder(db);
@@ -276,13 +262,7 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
         await page.waitForURL('**/skills?*notice=*');
         expect(await page.locator('.notice').textContent()).toContain('tasks.create is off for local');
         expect(await page.locator('tr#skill-tasks\\.create .badge.off').textContent()).toBe('off');
-        const refused = await steward.runtime.executor.execute({
-          command: 'tasks.create --title "Should not exist"',
-          caller: { kind: 'cli' },
-          user: { id: 'local', timezone: 'UTC' },
-          channel: 'cli',
-          confirmed: true,
-        });
+        const refused = await runAsCli(steward.runtime, 'local', 'tasks.create --title "Should not exist"');
         expect(refused.content).toContain('turned off');
         await page
           .locator('tr#skill-tasks\\.create')

@@ -5,6 +5,7 @@ import { createLoginCode, LoginThrottle, markdownToHtml, webRoutes } from '../sr
 import { approve, dispatch, getResults, reply, run, scriptModels, slow } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { runAsCli } from './support/steward.ts';
 import { loginAs, OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
 
 /*
@@ -212,14 +213,11 @@ for (const backend of backends()) {
       const ownerTasks = await (await owner.get('/tasks')).text();
       expect(ownerTasks).toContain('Bob private task');
       expect(ownerTasks).toContain('Alice task');
-      const built = await steward.runtime.executor.execute({
-        command:
-          'workflow.build --name alice_digest --description "Digest for Alice" --steps "Use tasks.search to list open tasks" --schedule "0 9 * * *" --timezone Europe/Berlin',
-        caller: { kind: 'cli' },
-        user: { id: 'alice', timezone: 'UTC' },
-        channel: 'cli',
-        confirmed: true,
-      });
+      const built = await runAsCli(
+        steward.runtime,
+        'alice',
+        'workflow.build --name alice_digest --description "Digest for Alice" --steps "Use tasks.search to list open tasks" --schedule "0 9 * * *" --timezone Europe/Berlin',
+      );
       expect(built.status, built.content).toBe('ok');
       await steward.runtime.workflows.sync(steward.runtime.skills.load());
       const aliceSchedules = await (await alice.get('/schedules')).text();

@@ -3,6 +3,7 @@ import { createApiToken, ensureUser, linkIdentity } from '../src/users/index.ts'
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
+import { runAsCli } from './support/steward.ts';
 import { loginAs, startWebSteward, type WebSteward } from './support/web.ts';
 
 /*
@@ -39,14 +40,11 @@ for (const backend of backends()) {
       const db = runtime.database;
       await ensureUser(db, 'alice');
       await linkIdentity(db, { channel: 'telegram', externalId: '7070', userId: 'alice' });
-      const built = await runtime.executor.execute({
-        command:
-          'workflow.build --name alice_brief --description "Brief for Alice" --steps "Use tasks.search to list open tasks" --schedule "0 9 * * *" --timezone UTC',
-        caller: { kind: 'cli' },
-        user: { id: 'alice', timezone: 'UTC' },
-        channel: 'cli',
-        confirmed: true,
-      });
+      const built = await runAsCli(
+        runtime,
+        'alice',
+        'workflow.build --name alice_brief --description "Brief for Alice" --steps "Use tasks.search to list open tasks" --schedule "0 9 * * *" --timezone UTC',
+      );
       expect(built.status, built.content).toBe('ok');
       await runtime.workflows.sync(runtime.skills.load());
       llm.respondWith(() => ({ text: `Your brief: **one** task. ${XSS}` }));

@@ -88,15 +88,8 @@ export async function verifyAccount(
     } finally {
       await mailbox.close();
     }
-    const { default: nodemailer } = await import('nodemailer');
-    const transport = nodemailer.createTransport({
-      host: smtp.host,
-      port: smtp.port,
-      secure: smtp.secure,
-      ignoreTLS: !smtp.secure && !smtp.starttls,
-      requireTLS: smtp.starttls,
-      auth: smtp.user ? { user: smtp.user, pass: smtp.password } : undefined,
-    });
+    const { smtpTransport } = await import('./email/mail-connections.ts');
+    const transport = smtpTransport(smtp);
     try {
       await transport.verify();
     } catch (error) {

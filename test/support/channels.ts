@@ -1,9 +1,11 @@
 import type { Hono } from 'hono';
 import { FailureLimiter } from '../../src/channels/failure-limiter.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { type Logger, silentLogger } from '../../src/logging/logger.ts';
-import type { Backend } from './db.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import type { Backend, TestDatabase } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
-import { startTestSteward, type TestSteward } from './steward.ts';
+import { startTestSteward, type TestSteward, writeTestConfig } from './steward.ts';
 
 export type ChannelSteward = TestSteward & {
   /** The HTTP app with /webhooks mounted, for `app.request()`. */
@@ -58,4 +60,20 @@ export async function startChannelSteward(
       return Number(rows[0]?.count ?? 0);
     },
   };
+}
+
+/**
+ * A runtime with `channelsYaml` on `database` (kept across restarts), talking to the fake LLM at
+ * `llmUrl`, its jobs and channels started: for tests that stop Steward and start it again.
+ */
+export async function startChannelsRuntime(
+  llmUrl: string,
+  channelsYaml: string,
+  database: TestDatabase['database'],
+): Promise<Runtime> {
+  const { dir, env } = writeTestConfig(llmUrl, channelsYaml);
+  const runtime = await createRuntime(loadConfig({ env, cwd: dir }), { database, logger: silentLogger() });
+  await runtime.jobs.start();
+  await runtime.channels.start();
+  return runtime;
 }

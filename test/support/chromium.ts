@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 
 /** Debian's Chromium, which the browser tests drive through playwright-core. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -31,4 +32,14 @@ export function ensureChromium(): string {
   }
   if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} is still missing.`);
   return CHROMIUM;
+}
+
+/** Launches Debian's Chromium (installed first when missing) headless, as the browser tests drive it. */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = ensureChromium();
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
 }

@@ -46,6 +46,17 @@ export function writeTestConfig(
   };
 }
 
+/** Runs `command` from the CLI as `userId` (timezone UTC), confirmed, as an operator types it. */
+export function runAsCli(runtime: Runtime, userId: string, command: string) {
+  return runtime.executor.execute({
+    command,
+    caller: { kind: 'cli' },
+    user: { id: userId, timezone: 'UTC' },
+    channel: 'cli',
+    confirmed: true,
+  });
+}
+
 export type TestSteward = {
   runtime: Runtime;
   config: ResolvedConfig;

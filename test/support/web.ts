@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import type { TaskContext } from '../../src/tasks/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
 import { startTestSteward, type TestSteward } from './steward.ts';
@@ -41,6 +42,18 @@ export async function startWebSteward(
       });
       await steward.close();
     },
+  };
+}
+
+/** The local owner's task context on `database` (the clock real), for seeding the dashboard's tasks. */
+export function ownerTaskContext(database: TaskContext['database']): TaskContext {
+  return {
+    database,
+    userId: 'local',
+    timezone: 'UTC',
+    actor: 'user:local',
+    executionId: null,
+    now: () => new Date(),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ImapFlow } from 'imapflow';
 import { errorMessage } from '../../errors.ts';
 import { imapClient, type MailServer } from '../../integrations/index.ts';
 import type { Logger } from '../../logging/index.ts';
+import { waitUnlessAborted } from '../../time/index.ts';
 import type { CursorStore } from '../cursor-store.ts';
 
 export type MailboxWatcherOptions = {
@@ -16,16 +17,6 @@ export type MailboxWatcherOptions = {
   /** Quiet before IDLE starts after a check; default 1 s. */
   idleDelayMs?: number;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 /**
  * New mail in INBOX, by UID: IMAP IDLE pushes an EXISTS and the inbox is read at once; without
@@ -83,7 +74,7 @@ export class MailboxWatcher {
             wake = resolve;
           });
           await this.#catchUp(client, String(mailbox.uidValidity));
-          await Promise.race([woken, sleep(pollMs, stop), closed]);
+          await Promise.race([woken, waitUnlessAborted(pollMs, stop), closed]);
         }
       } catch (error) {
         if (stop.aborted) break;
@@ -93,7 +84,7 @@ export class MailboxWatcher {
           { channel: 'email', err: errorMessage(error), retryInMs: delay },
           'email: reading the inbox failed; check EMAIL_IMAP_URL (retrying)',
         );
-        await sleep(delay, stop);
+        await waitUnlessAborted(delay, stop);
       } finally {
         this.#client = null;
         await client.logout().catch(() => client.close());

@@ -1,5 +1,6 @@
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
+import { waitUnlessAborted } from '../../time/index.ts';
 import { SignalAnswerError, type SignalClient } from './signal-client.ts';
 
 export type SignalReceiverOptions = {
@@ -15,16 +16,6 @@ export type SignalReceiverOptions = {
   /** Seconds signal-cli waits for messages in each `GET /v1/receive` (normal and native modes; default 10). */
   pollSeconds?: number;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 const backoff = (failures: number) => Math.min(60_000, 500 * 2 ** Math.min(failures, 7));
 
@@ -92,7 +83,7 @@ export class SignalReceiver {
           { channel: 'signal', err: errorMessage(error), retryInMs: delay },
           'signal: receiving failed; check SIGNAL_CLI_URL and that signal-cli-rest-api runs with SIGNAL_NUMBER registered',
         );
-        await sleep(delay, stop);
+        await waitUnlessAborted(delay, stop);
       }
     }
   }
@@ -153,7 +144,7 @@ export class SignalReceiver {
       });
     });
     await chain;
-    if (!this.#stopping.signal.aborted) await sleep(500, this.#stopping.signal);
+    if (!this.#stopping.signal.aborted) await waitUnlessAborted(500, this.#stopping.signal);
   }
 
   async #store(item: unknown, counted = false): Promise<void> {
@@ -169,7 +160,7 @@ export class SignalReceiver {
           { channel: 'signal', err: errorMessage(error) },
           'signal: could not store a received message; holding it and trying again',
         );
-        await sleep(backoff(failures), stop);
+        await waitUnlessAborted(backoff(failures), stop);
       }
     }
   }

@@ -38,6 +38,25 @@ export function imapClient(
   return client;
 }
 
+/**
+ * A nodemailer transport for `smtp` (not connected): TLS from the start for `smtps://`, STARTTLS
+ * required when the URL asks for it, never attempted otherwise. `timeoutMs` bounds connecting,
+ * the greeting and a quiet socket; without it nodemailer's defaults apply.
+ */
+export function smtpTransport(smtp: MailServer, timeoutMs?: number) {
+  return nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    ignoreTLS: !smtp.secure && !smtp.starttls,
+    requireTLS: smtp.starttls,
+    auth: smtp.user ? { user: smtp.user, pass: smtp.password } : undefined,
+    ...(timeoutMs === undefined
+      ? {}
+      : { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs }),
+  });
+}
+
 /** Sends `email` as `from` through `smtp`; failures as ProviderError (auth, rejected, unavailable). */
 export async function sendSmtp(
   smtp: MailServer,
@@ -47,17 +66,7 @@ export async function sendSmtp(
 ): Promise<{ id: string }> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const transport = nodemailer.createTransport({
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure,
-    ignoreTLS: !smtp.secure && !smtp.starttls,
-    requireTLS: smtp.starttls,
-    auth: smtp.user ? { user: smtp.user, pass: smtp.password } : undefined,
-    connectionTimeout: options.timeoutMs ?? 20_000,
-    greetingTimeout: options.timeoutMs ?? 20_000,
-    socketTimeout: options.timeoutMs ?? 20_000,
-  });
+  const transport = smtpTransport(smtp, options.timeoutMs ?? 20_000);
   const onAbort = () => transport.close();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
