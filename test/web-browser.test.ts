@@ -205,7 +205,11 @@ describe('the dashboard in Chromium', { timeout: 300_000 }, () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = watch(await context.newPage());
     await page.goto(`${steward.url}/login`);
-    await page.keyboard.type(OWNER_TOKEN); // the token field has focus
+    // The token field takes the focus by itself (autofocus); typing waits for it, not a fixed time.
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.activeElement?.id'), { timeout: 10_000 })
+      .toBe('token');
+    await page.keyboard.type(OWNER_TOKEN);
     await page.keyboard.press('Enter');
     await page.waitForURL('**/chat');
     await page.goto(`${steward.url}/tasks`);
