@@ -1,3 +1,4 @@
+import { CHANNEL_NAMES } from '../config/index.ts';
 import type { Queryable } from '../db/index.ts';
 import { type EffectRow, effectsOfTurn } from '../skills/index.ts';
 import { type ActionClaim, claimedActions } from './action-claims.ts';
@@ -34,19 +35,7 @@ export const RECEIPT_MARKS: Readonly<Record<ReceiptStatus, string>> = {
 };
 
 /** Where `auto` writes receipt lines: the chat channels, the terminal, the dashboard, scheduled runs. */
-const LINE_CHANNELS: ReadonlySet<string> = new Set([
-  'telegram',
-  'slack',
-  'whatsapp',
-  'googlechat',
-  'discord',
-  'matrix',
-  'signal',
-  'email',
-  'web',
-  'cli',
-  'scheduled',
-]);
+const LINE_CHANNELS: ReadonlySet<string> = new Set([...CHANNEL_NAMES, 'web', 'cli', 'scheduled']);
 
 /**
  * Whether a reply on `channel` ends with its receipt lines. The JSON surfaces (`api`, `openai`,

@@ -1,16 +1,8 @@
 import type { Hono } from 'hono';
 
-export const CHANNEL_NAMES = [
-  'telegram',
-  'slack',
-  'whatsapp',
-  'googlechat',
-  'discord',
-  'matrix',
-  'signal',
-  'email',
-] as const;
-export type ChannelName = (typeof CHANNEL_NAMES)[number];
+import { CHANNEL_NAMES, type ChannelName } from '../config/index.ts';
+
+export { CHANNEL_NAMES, type ChannelName };
 
 /** How a channel's messages arrive (see ChannelAdapter.mode). */
 export type ChannelMode = 'webhook' | 'polling' | 'socket';
