@@ -15,6 +15,7 @@ describe('steward start', () => {
       const ready = await fetch(`${server.url}/readyz`);
       expect(await ready.json()).toMatchObject({ status: 'ready', database: 'pglite' });
       expect(server.output()).toContain('No LLM is configured');
+      expect(server.output()).toContain('steward onboard');
 
       const second = await runCli(['start'], {
         env: { STEWARD_DATA_DIR: dataDir, PORT: String(await freePort()) },

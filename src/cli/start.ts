@@ -69,7 +69,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
   );
   if (initial.endpoint.provider === 'none') {
     logger.warn(
-      'No LLM is configured: chat answers with setup instructions. Set OPENROUTER_API_KEY, or LLM_BASE_URL (+ LLM_API_KEY) and LLM_MODEL.',
+      `No LLM is configured: chat answers with setup instructions. Run \`${stewardCommand()} onboard\`, or set OPENROUTER_API_KEY, or LLM_BASE_URL (+ LLM_API_KEY) and LLM_MODEL.`,
     );
   }
 
