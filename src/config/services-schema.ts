@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const optionalSecret = z.string().min(1).optional();
+export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+export const optionalSecret = z.string().min(1).optional();
 
 /** `a,b,c` from the environment, or a YAML list. */
 export const commaList = (value: unknown) =>
