@@ -19,7 +19,6 @@ import {
 } from '../memory/index.ts';
 import {
   closeInterruptedExecutions,
-  countSkillCallsSince,
   fencedSources,
   hideDomains,
   isOutsideSource,
@@ -65,7 +64,7 @@ import {
 } from './receipts.ts';
 import { runMission, type TurnMission } from './run-mission.ts';
 import type { TurnScope } from './sub-agent.ts';
-import { TurnBudget } from './turn-budget.ts';
+import { turnBudgetFor } from './turn-budget.ts';
 
 export type TurnOutcome = {
   /** What the user is told; ends with the receipt lines when the turn shows them. */
@@ -245,7 +244,7 @@ export async function runClaimedTurn(
               mission: options.mission,
               scope,
               board,
-              budget: budgetFor(deps, conversation.id),
+              budget: turnBudgetFor(deps, conversation.id),
               emit,
               signal,
             });
@@ -346,7 +345,7 @@ async function orchestrate(
     history,
     turnMessages: [],
   });
-  const budget = budgetFor(deps, claimed.conversation.id);
+  const budget = turnBudgetFor(deps, claimed.conversation.id);
   return runOrchestratorLoop(
     {
       llm: deps.llm,
@@ -372,24 +371,6 @@ async function orchestrate(
       onDelta: (text) => options.emit({ type: 'text_delta', text }),
     },
   );
-}
-
-/** Fresh turn counters; the first skill call caps them by what the conversation's sliding window has left. */
-function budgetFor(deps: RunTurnDeps, conversationId: string): TurnBudget {
-  const { limits } = deps.config();
-  return new TurnBudget({
-    maxSkillCalls: limits.turn_max_skill_calls,
-    maxAgents: limits.turn_max_agents,
-    maxIterations: limits.turn_max_orchestrator_iterations,
-    conversationAllowance: async () => {
-      const since = new Date(deps.now().getTime() - limits.conversation_window_ms);
-      const used = await countSkillCallsSince(deps.database, conversationId, since);
-      return {
-        left: limits.conversation_max_skill_calls - used,
-        reason: `the limit of ${limits.conversation_max_skill_calls} skill calls per ${Math.round(limits.conversation_window_ms / 60_000)} minutes in this conversation`,
-      };
-    },
-  });
 }
 
 /** Said when the model gave no answer, even when asked again. */

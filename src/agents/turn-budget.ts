@@ -1,3 +1,7 @@
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Database } from '../db/index.ts';
+import { countSkillCallsSince } from '../skills/index.ts';
+
 /** How many skill calls the conversation's sliding window has left, and why that bounds a turn. */
 export type ConversationAllowance = { left: number; reason: string };
 
@@ -70,4 +74,25 @@ export class TurnBudget {
     this.iterations++;
     return true;
   }
+}
+
+/** Fresh turn counters; the first skill call caps them by what the conversation's sliding window has left. */
+export function turnBudgetFor(
+  deps: { config: () => ResolvedConfig; now: () => Date; database: Database },
+  conversationId: string,
+): TurnBudget {
+  const { limits } = deps.config();
+  return new TurnBudget({
+    maxSkillCalls: limits.turn_max_skill_calls,
+    maxAgents: limits.turn_max_agents,
+    maxIterations: limits.turn_max_orchestrator_iterations,
+    conversationAllowance: async () => {
+      const since = new Date(deps.now().getTime() - limits.conversation_window_ms);
+      const used = await countSkillCallsSince(deps.database, conversationId, since);
+      return {
+        left: limits.conversation_max_skill_calls - used,
+        reason: `the limit of ${limits.conversation_max_skill_calls} skill calls per ${Math.round(limits.conversation_window_ms / 60_000)} minutes in this conversation`,
+      };
+    },
+  });
 }
