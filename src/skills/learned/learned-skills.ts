@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Database, Queryable } from '../../db/index.ts';
 import { parseFrontmatter } from '../registry/parse-frontmatter.ts';
@@ -16,6 +16,8 @@ import {
   STEWARD_AUTHOR,
 } from './learned-page.ts';
 import { lineDiff } from './line-diff.ts';
+import { type Disk, fieldsOf, moveAside, readDisk, writePage } from './page-files.ts';
+import { dangerous, refused, taken, unknownSkill } from './refusals.ts';
 import {
   appendVersion,
   latestVersion,
@@ -68,8 +70,6 @@ export type LearnedSkillView = {
   lastUsed: Date | null;
   review: string[];
 };
-
-type Disk = { text: string | null; owner: string | null; data: Record<string, unknown> | null };
 
 /**
  * Learned skills: template pages an agent (or the user) writes into the user skills directory,
@@ -492,73 +492,4 @@ type PlannedChange = {
 
 function outsideEdit(recorded: string, found: string): PendingVersion {
   return { change: 'outside_edit', reason: OUTSIDE_EDIT, content: found, diff: lineDiff(recorded, found) };
-}
-
-function fieldsOf(name: string, description: string, data: Record<string, unknown>): LearnedPageFields {
-  const text = (key: string): string | null => (typeof data[key] === 'string' ? (data[key] as string) : null);
-  return {
-    name,
-    description,
-    owner: text('owner') ?? '',
-    author: text('author') ?? 'unknown',
-    learnedFrom: text('learned_from'),
-    learnedAt: text('learned_at') ?? '',
-  };
-}
-
-function refused(problem: string): { ok: false; problem: string } {
-  return { ok: false, problem };
-}
-
-function dangerous(
-  name: string,
-  findings: string[],
-  what: string,
-): { ok: false; problem: string; findings: string[] } {
-  return {
-    ok: false,
-    problem: `${name} ${what}: a learned skill may only instruct the agent, and this one ${findings.length === 1 ? 'has a finding' : 'has findings'} like a risky AgentSkills import:\n${findings.map((finding) => `- ${finding}`).join('\n')}\nRemove that from the page; do not work around the check.`,
-    findings,
-  };
-}
-
-function taken(name: string): string {
-  // Names are shared by every user of the install: say the name is taken, never whose it is.
-  return `The name ${name} is already taken on this Steward (skill names are shared by all its users): choose another --name.`;
-}
-
-function unknownSkill(name: string): string {
-  return `Unknown skill "${name}". Use get_skill to list domains, or get_skill --search "words".`;
-}
-
-function readDisk(file: string): Disk {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: null, owner: null, data: null };
-    throw error;
-  }
-  const parsed = parseFrontmatter(text);
-  const data = parsed.status === 'ok' ? parsed.data : null;
-  return { text, owner: typeof data?.owner === 'string' ? data.owner : null, data };
-}
-
-/** Writes `text` to `file` atomically; returns how to put back `previous` (null: no file). */
-function writePage(file: string, text: string, previous: string | null): () => void {
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
-  return () => {
-    if (previous === null) unlinkSync(file);
-    else writePage(file, previous, null);
-  };
-}
-
-/** Moves a retired page out of the loaded tree (kept, never deleted); returns how to move it back. */
-function moveAside(file: string, target: string): () => void {
-  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-  renameSync(file, target);
-  return () => renameSync(target, file);
 }
