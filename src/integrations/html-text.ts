@@ -1,11 +1,8 @@
-import { createRequire } from 'node:module';
-
-type HtmlToText = typeof import('html-to-text');
+import { lazyModule } from './lazy-module.ts';
 
 // html-to-text (with its HTML parser and selector engine, ~1.6 MB of heap) loads on the first
 // conversion, not at start-up, where nothing converts HTML.
-const require = createRequire(import.meta.url);
-let library: HtmlToText | null = null;
+const library = lazyModule<typeof import('html-to-text')>('html-to-text');
 
 /**
  * HTML as readable plain text (html-to-text, which mailparser uses too): scripts and styles
@@ -13,8 +10,7 @@ let library: HtmlToText | null = null;
  * no line wrapping (chat apps wrap for themselves).
  */
 export function htmlToReadableText(html: string): string {
-  library ??= require('html-to-text') as HtmlToText;
-  return library
+  return library()
     .convert(html, {
       wordwrap: false,
       selectors: [

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import ICAL from 'ical.js';
+import type ICAL from 'ical.js';
 import { createDAVClient, type DAVCalendar } from 'tsdav';
 import { wallClock, zonedToInstant } from '../../time/index.ts';
 import {
@@ -10,6 +10,7 @@ import {
   ProviderError,
 } from '../provider-error.ts';
 import type { CalendarEvent, CalendarProvider, EventChanges, NewEvent, TimeRange } from './calendar-types.ts';
+import { ical } from './ical.ts';
 import { occurrences } from './recurrence.ts';
 import { addTimezones } from './vtimezone.ts';
 
@@ -222,7 +223,7 @@ function uidOf(text: string): string | null {
 function parseEvents(text: string, id: string, context: FailureContext): CalendarEvent[] {
   let root: IcalComponent;
   try {
-    root = new ICAL.Component(ICAL.parse(text));
+    root = new (ical().Component)(ical().parse(text));
   } catch (error) {
     throw badResponse(context, `unreadable iCalendar (${(error as Error).message})`, error);
   }
@@ -269,14 +270,14 @@ function instant(time: IcalTime, tzid: string | null): Date {
 
 /** A VCALENDAR holding one VEVENT; recurring events carry TZID wall-clock times. */
 function eventIcs(uid: string, event: NewEvent): string {
-  const calendar = new ICAL.Component(['vcalendar', [], []]);
+  const calendar = new (ical().Component)(['vcalendar', [], []]);
   calendar.addPropertyWithValue('prodid', '-//Steward//CalDAV//EN');
   calendar.addPropertyWithValue('version', '2.0');
   if (event.recurrence)
     addTimezones(calendar, [{ timezone: event.timezone, start: event.start }], new Date());
-  const vevent = new ICAL.Component('vevent');
+  const vevent = new (ical().Component)('vevent');
   vevent.addPropertyWithValue('uid', uid);
-  vevent.addPropertyWithValue('dtstamp', ICAL.Time.fromJSDate(new Date(), true));
+  vevent.addPropertyWithValue('dtstamp', ical().Time.fromJSDate(new Date(), true));
   vevent.addPropertyWithValue('summary', event.title);
   for (const [name, value] of [
     ['dtstart', event.start],
@@ -286,7 +287,7 @@ function eventIcs(uid: string, event: NewEvent): string {
       const wall = wallClock(value, event.timezone);
       const property = vevent.addPropertyWithValue(
         name,
-        ICAL.Time.fromData({
+        ical().Time.fromData({
           year: wall.year,
           month: wall.month,
           day: wall.day,
@@ -298,10 +299,10 @@ function eventIcs(uid: string, event: NewEvent): string {
       );
       property.setParameter('tzid', event.timezone);
     } else {
-      vevent.addPropertyWithValue(name, ICAL.Time.fromJSDate(value, true));
+      vevent.addPropertyWithValue(name, ical().Time.fromJSDate(value, true));
     }
   }
-  if (event.recurrence) vevent.addPropertyWithValue('rrule', ICAL.Recur.fromString(event.recurrence));
+  if (event.recurrence) vevent.addPropertyWithValue('rrule', ical().Recur.fromString(event.recurrence));
   if (event.description) vevent.addPropertyWithValue('description', event.description);
   if (event.location) vevent.addPropertyWithValue('location', event.location);
   for (const attendee of event.attendees ?? []) vevent.addPropertyWithValue('attendee', `mailto:${attendee}`);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import ICAL from 'ical.js';
+import type ICAL from 'ical.js';
 import type { Queryable } from '../../db/index.ts';
 import { wallClock } from '../../time/index.ts';
+import { ical } from './ical.ts';
 import { allLocalEvents, type EventRow } from './local-calendar.ts';
 import { addTimezones } from './vtimezone.ts';
 
@@ -51,7 +52,7 @@ export async function calendarFeed(
  * each TZID used has its VTIMEZONE.
  */
 export function buildIcs(rows: readonly EventRow[], now: Date): string {
-  const calendar = new ICAL.Component(['vcalendar', [], []]);
+  const calendar = new (ical().Component)(['vcalendar', [], []]);
   calendar.addPropertyWithValue('prodid', '-//Steward//Local calendar//EN');
   calendar.addPropertyWithValue('version', '2.0');
   calendar.addPropertyWithValue('calscale', 'GREGORIAN');
@@ -63,17 +64,17 @@ export function buildIcs(rows: readonly EventRow[], now: Date): string {
     now,
   );
   for (const row of rows) {
-    const event = new ICAL.Component('vevent');
+    const event = new (ical().Component)('vevent');
     event.addPropertyWithValue('uid', `${row.id}@steward`);
-    event.addPropertyWithValue('dtstamp', ICAL.Time.fromJSDate(now, true));
+    event.addPropertyWithValue('dtstamp', ical().Time.fromJSDate(now, true));
     event.addPropertyWithValue('summary', row.title);
     if (row.rrule) {
       addZoned(event, 'dtstart', new Date(row.starts_at), row.timezone);
       addZoned(event, 'dtend', new Date(row.ends_at), row.timezone);
-      event.addPropertyWithValue('rrule', ICAL.Recur.fromString(row.rrule));
+      event.addPropertyWithValue('rrule', ical().Recur.fromString(row.rrule));
     } else {
-      event.addPropertyWithValue('dtstart', ICAL.Time.fromJSDate(new Date(row.starts_at), true));
-      event.addPropertyWithValue('dtend', ICAL.Time.fromJSDate(new Date(row.ends_at), true));
+      event.addPropertyWithValue('dtstart', ical().Time.fromJSDate(new Date(row.starts_at), true));
+      event.addPropertyWithValue('dtend', ical().Time.fromJSDate(new Date(row.ends_at), true));
     }
     if (row.description) event.addPropertyWithValue('description', row.description);
     if (row.location) event.addPropertyWithValue('location', row.location);
@@ -82,7 +83,7 @@ export function buildIcs(rows: readonly EventRow[], now: Date): string {
     for (const attendee of attendees) event.addPropertyWithValue('attendee', `mailto:${attendee}`);
     event.addPropertyWithValue('sequence', row.sequence);
     event.addPropertyWithValue('status', row.status === 'cancelled' ? 'CANCELLED' : 'CONFIRMED');
-    event.addPropertyWithValue('last-modified', ICAL.Time.fromJSDate(new Date(row.updated_at), true));
+    event.addPropertyWithValue('last-modified', ical().Time.fromJSDate(new Date(row.updated_at), true));
     calendar.addSubcomponent(event);
   }
   return calendar.toString().replace(/\r?\n/g, '\r\n');
@@ -95,7 +96,7 @@ function addZoned(
   timezone: string,
 ): void {
   const wall = wallClock(instant, timezone);
-  const time = ICAL.Time.fromData({
+  const time = ical().Time.fromData({
     year: wall.year,
     month: wall.month,
     day: wall.day,

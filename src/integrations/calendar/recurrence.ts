@@ -1,6 +1,6 @@
-import ICAL from 'ical.js';
 import { wallClock, zonedToInstant } from '../../time/index.ts';
 import type { TimeRange } from './calendar-types.ts';
+import { ical } from './ical.ts';
 
 const FREQ = /(^|;)FREQ=(SECONDLY|MINUTELY|HOURLY|DAILY|WEEKLY|MONTHLY|YEARLY)(;|$)/;
 const PART =
@@ -21,7 +21,7 @@ export function normalizeRrule(input: string): { ok: true; rrule: string } | { o
     };
   }
   try {
-    ICAL.Recur.fromString(rrule);
+    ical().Recur.fromString(rrule);
   } catch (error) {
     return { ok: false, error: `"${input}" is not a valid RRULE (${(error as Error).message})` };
   }
@@ -37,7 +37,7 @@ export function occurrences(
   range: TimeRange,
 ): Date[] {
   const wall = wallClock(series.start, series.timezone);
-  const dtstart = ICAL.Time.fromData({
+  const dtstart = ical().Time.fromData({
     year: wall.year,
     month: wall.month,
     day: wall.day,
@@ -46,7 +46,7 @@ export function occurrences(
     second: 0,
     isDate: false,
   });
-  const iterator = ICAL.Recur.fromString(series.rrule).iterator(dtstart);
+  const iterator = ical().Recur.fromString(series.rrule).iterator(dtstart);
   const starts: Date[] = [];
   for (let index = 0; index < MAX_OCCURRENCES; index++) {
     const next = iterator.next();

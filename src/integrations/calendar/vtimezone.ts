@@ -1,5 +1,6 @@
-import ICAL from 'ical.js';
+import type ICAL from 'ical.js';
 import { wallClock, zoneOffsetMinutes } from '../../time/index.ts';
+import { ical } from './ical.ts';
 
 /*
  * RFC 5545 §3.6.5: every TZID an iCalendar object uses needs a VTIMEZONE saying when the zone
@@ -80,7 +81,7 @@ function sameRule(a: Onset, b: Onset): boolean {
 }
 
 function localTime(local: Onset['local']): InstanceType<typeof ICAL.Time> {
-  return ICAL.Time.fromData({ ...local, second: 0, isDate: false });
+  return ical().Time.fromData({ ...local, second: 0, isDate: false });
 }
 
 function observance(
@@ -89,10 +90,10 @@ function observance(
   to: number,
   start: InstanceType<typeof ICAL.Time>,
 ): InstanceType<typeof ICAL.Component> {
-  const component = new ICAL.Component(kind);
+  const component = new (ical().Component)(kind);
   component.addPropertyWithValue('dtstart', start);
-  component.addPropertyWithValue('tzoffsetfrom', ICAL.UtcOffset.fromSeconds(from * 60));
-  component.addPropertyWithValue('tzoffsetto', ICAL.UtcOffset.fromSeconds(to * 60));
+  component.addPropertyWithValue('tzoffsetfrom', ical().UtcOffset.fromSeconds(from * 60));
+  component.addPropertyWithValue('tzoffsetto', ical().UtcOffset.fromSeconds(to * 60));
   return component;
 }
 
@@ -104,7 +105,7 @@ export function vtimezone(
   timezone: string,
   window: { from: Date; to: Date },
 ): InstanceType<typeof ICAL.Component> {
-  const zone = new ICAL.Component('vtimezone');
+  const zone = new (ical().Component)('vtimezone');
   zone.addPropertyWithValue('tzid', timezone);
   const onsets = offsetTransitions(timezone, window.from, window.to).map(onsetOf);
   // Where a zone alternates, the larger offset is its daylight (summer) time.
@@ -143,8 +144,8 @@ export function vtimezone(
       window.to.getTime() - last.transition.at.getTime() < 400 * DAY_MS;
     if (run.length > 1) {
       const parts = ['FREQ=YEARLY', `BYMONTH=${first.local.month}`, `BYDAY=${first.byDay}`];
-      if (!continues) parts.push(`UNTIL=${ICAL.Time.fromJSDate(last.transition.at, true).toICALString()}`);
-      component.addPropertyWithValue('rrule', ICAL.Recur.fromString(parts.join(';')));
+      if (!continues) parts.push(`UNTIL=${ical().Time.fromJSDate(last.transition.at, true).toICALString()}`);
+      component.addPropertyWithValue('rrule', ical().Recur.fromString(parts.join(';')));
     }
     zone.addSubcomponent(component);
   }

@@ -1,5 +1,8 @@
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { lazyModule } from '../lazy-module.ts';
 import type { OutgoingEmail } from './email-types.ts';
+
+const composer = lazyModule<{ default: typeof MailComposer }>('nodemailer/lib/mail-composer/index.js');
 
 /** The nodemailer message for `email` sent as `from` (threading headers included). */
 export function mailOptions(from: string, email: OutgoingEmail) {
@@ -18,5 +21,6 @@ export function mailOptions(from: string, email: OutgoingEmail) {
 
 /** The raw RFC 5322 bytes of `email` (for Gmail's API and IMAP APPEND). */
 export async function composeRawMessage(from: string, email: OutgoingEmail): Promise<Buffer> {
-  return new MailComposer(mailOptions(from, email)).compile().build();
+  const Composer = composer().default;
+  return new Composer(mailOptions(from, email)).compile().build();
 }

@@ -1,9 +1,12 @@
-import { ImapFlow } from 'imapflow';
-import nodemailer from 'nodemailer';
+import type { ImapFlow } from 'imapflow';
+import { lazyModule } from '../lazy-module.ts';
 import { type FailureContext, networkFailure, ProviderError } from '../provider-error.ts';
 import { mailOptions } from './compose-message.ts';
 import type { OutgoingEmail } from './email-types.ts';
 import type { MailServer } from './mail-urls.ts';
+
+const imapflow = lazyModule<typeof import('imapflow')>('imapflow');
+const nodemailer = lazyModule<typeof import('nodemailer')>('nodemailer');
 
 /**
  * An imapflow client for `imap` (not connected). Plain `imap://` never upgrades with STARTTLS
@@ -16,7 +19,7 @@ export function imapClient(
   options: { timeoutMs?: number; idle?: { delayMs: number; maxMs: number } } = {},
 ): ImapFlow {
   const timeout = options.timeoutMs ?? 20_000;
-  const client = new ImapFlow({
+  const client = new (imapflow().ImapFlow)({
     host: imap.host,
     port: imap.port,
     secure: imap.secure,
@@ -44,7 +47,7 @@ export function imapClient(
  * the greeting and a quiet socket; without it nodemailer's defaults apply.
  */
 export function smtpTransport(smtp: MailServer, timeoutMs?: number) {
-  return nodemailer.createTransport({
+  return nodemailer().createTransport({
     host: smtp.host,
     port: smtp.port,
     secure: smtp.secure,

@@ -1,5 +1,6 @@
-import { type AddressObject, type ParsedMail as ParsedMailObject, simpleParser } from 'mailparser';
+import type { AddressObject, ParsedMail as ParsedMailObject } from 'mailparser';
 import { htmlToReadableText } from '../html-text.ts';
+import { lazyModule } from '../lazy-module.ts';
 import type {
   EmailAddress,
   EmailAttachment,
@@ -7,6 +8,8 @@ import type {
   EmailMessage,
   EmailSummary,
 } from './email-types.ts';
+
+const mailparser = lazyModule<typeof import('mailparser')>('mailparser');
 
 export type ParsedMail = Omit<EmailMessage, keyof EmailSummary | 'threadId'> & {
   from: EmailAddress | null;
@@ -17,7 +20,7 @@ export type ParsedMail = Omit<EmailMessage, keyof EmailSummary | 'threadId'> & {
 
 /** Parses a raw RFC 5322 message: readable text (HTML turned into text), attachments, threading headers. */
 export async function parseRawMessage(raw: Buffer | string): Promise<ParsedMail> {
-  return summarize(await simpleParser(raw, { skipImageLinks: true }));
+  return summarize(await mailparser().simpleParser(raw, { skipImageLinks: true }));
 }
 
 /** A parsed message with its header fields (lower-cased names, first value, as text) and In-Reply-To. */
@@ -28,7 +31,7 @@ export type ParsedMailWithHeaders = ParsedMail & {
 
 /** parseRawMessage, plus the header fields a mail channel reads (Auto-Submitted, Precedence, List-Id…). */
 export async function parseMailWithHeaders(raw: Buffer | string): Promise<ParsedMailWithHeaders> {
-  const mail = await simpleParser(raw, { skipImageLinks: true });
+  const mail = await mailparser().simpleParser(raw, { skipImageLinks: true });
   const headers: Record<string, string> = {};
   for (const line of mail.headerLines) {
     const name = line.key.toLowerCase();
@@ -70,7 +73,7 @@ function summarize(mail: ParsedMailObject): ParsedMail {
 
 /** The attachments of a raw message with their bytes (the ones parseRawMessage lists). */
 export async function parseAttachments(raw: Buffer | string): Promise<EmailAttachmentContent[]> {
-  const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
+  const mail = await mailparser().simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   return mail.attachments
     .filter((attachment) => attachment.contentDisposition !== 'inline' || attachment.filename)
     .map((attachment) => ({
