@@ -61,14 +61,15 @@ export type CompactionDeps = {
   /** Budget of the history after the summary: beyond it the oldest turns are folded. */
   historyBudgetTokens: () => number;
   saveMemory?: MemorySink;
-  /**
-   * The ids of the conversation's turns that have not ended (agents' `openTurnIds`), read through
-   * `db`: compaction passes its own transaction, so they are seen in the snapshot of its messages.
-   */
+  /** Which of the conversation's turns have not ended (agents' `openTurnIds`). */
   openTurnIds: OpenTurnIds;
 };
 
-/** Turns are agents' (a layer above): it answers which of a conversation's turns are still open. */
+/**
+ * The port to the turns, which agents/ owns (a layer above): the ids of the conversation's turns
+ * that are queued or running, read through `db` — compaction passes its own transaction, so they
+ * are seen in the snapshot of its messages.
+ */
 export type OpenTurnIds = (db: Queryable, conversationId: string) => Promise<ReadonlySet<string>>;
 
 type MessageRow = {
