@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import { type ConverseDeps, LlmSentinel, TurnEngine, TurnHub } from './agents/index.ts';
+import { type ConverseDeps, LlmSentinel, openTurnIds, TurnEngine, TurnHub } from './agents/index.ts';
 import { createApp, type WebhookOptions } from './app.ts';
 import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
 import { createChannelAdapters, deliveryReceipts, Gateway, outboxBacklog } from './channels/index.ts';
@@ -198,7 +198,15 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
   const embeddingsConfigured = () => database.hasVector && config.get().roster.roles.embeddings !== undefined;
   const embedder = llmEmbedder(llm);
   const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });
-  await registerMemoryJobs({ database, llm, jobs, config: () => config.get(), logger, now: options.now });
+  await registerMemoryJobs({
+    database,
+    llm,
+    jobs,
+    config: () => config.get(),
+    logger,
+    openTurnIds,
+    now: options.now,
+  });
   // The content index of skill pages is shared by every user: no user's own workflow in it.
   const skillPages = () =>
     sharedSkills(skills.snapshot()).map((skill) => ({

@@ -23,7 +23,7 @@ const OWNERS: Record<string, string> = {
   api_tokens: 'users',
   conversations: 'memory',
   messages: 'memory',
-  turns: 'memory',
+  turns: 'agents',
   conversation_summaries: 'memory',
   memory_entries: 'memory',
   memory_embeddings: 'memory',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openTurnIds } from '../src/agents/index.ts';
 import type { Database } from '../src/db/index.ts';
 import { countTokens } from '../src/llm/tokens.ts';
 import { silentLogger } from '../src/logging/logger.ts';
@@ -50,6 +51,7 @@ describeEachBackend('compaction', (getDb) => {
     logger: silentLogger(),
     budgetTokens: () => budget,
     historyBudgetTokens: () => history,
+    openTurnIds,
     ...(saved
       ? {
           saveMemory: async ({ memory }: { memory: ExtractedMemory }) => {

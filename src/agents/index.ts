@@ -16,6 +16,7 @@ export {
   receiptsJson,
   withReceiptLines,
 } from './receipts.ts';
+export { recentTurns, type TurnListItem } from './recent-turns.ts';
 export type { TurnMission } from './run-mission.ts';
 export { LlmSentinel } from './sentinel-llm.ts';
 export {
@@ -29,3 +30,4 @@ export {
 } from './turn-engine.ts';
 export { type HubListener, TurnHub } from './turn-hub.ts';
 export { type TurnTrace, turnTrace } from './turn-trace.ts';
+export { getTurn, openTurnIds } from './turns.ts';

@@ -1,13 +1,6 @@
 import type { Database, Queryable } from '../db/index.ts';
 import { emptyUsage } from '../llm/index.ts';
-import {
-  appendMessage,
-  interruptTurn,
-  latestStartedTurn,
-  requeueTurn,
-  setTurnState,
-  type TurnRecord,
-} from '../memory/index.ts';
+import { appendMessage } from '../memory/index.ts';
 import {
   closeInterruptedExecutions,
   type SkillCallSummary,
@@ -19,6 +12,7 @@ import type { Emit } from './events.ts';
 import type { AgentBoard } from './orchestrator-loop.ts';
 import { receiptsJson, recordedReceipts, withReceiptLines } from './receipts.ts';
 import type { PendingConfirmation, TurnScope } from './sub-agent.ts';
+import { interruptTurn, latestStartedTurn, requeueTurn, setTurnState, type TurnRecord } from './turns.ts';
 
 /* Turns that stopped short (a tripped limit, a needed confirmation, a crash) and how they resume. */
 

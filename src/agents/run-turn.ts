@@ -10,13 +10,7 @@ import {
   type Usage,
 } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
-import {
-  appendMessage,
-  type Conversation,
-  finishTurn,
-  type StoredMessage,
-  type TurnRecord,
-} from '../memory/index.ts';
+import { appendMessage, type Conversation, type StoredMessage } from '../memory/index.ts';
 import {
   closeInterruptedExecutions,
   fencedSources,
@@ -65,6 +59,7 @@ import {
 import { runMission, type TurnMission } from './run-mission.ts';
 import type { TurnScope } from './sub-agent.ts';
 import { turnBudgetFor } from './turn-budget.ts';
+import { finishTurn, type TurnRecord } from './turns.ts';
 
 export type TurnOutcome = {
   /** What the user is told; ends with the receipt lines when the turn shows them. */

@@ -5,21 +5,14 @@ import { RefusedError } from '../errors.ts';
 import { emptyUsage, type LlmClient } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
 import {
-  allOpenTurns,
   appendMessage,
   type Conversation,
-  claimTurn,
   createConversation,
   findLatestConversation,
   getConversation,
-  getTurn,
   latestConversation,
-  queueTurn,
   recentMessages,
   setConversationMode,
-  type TurnRecord,
-  turnOfChannelMessage,
-  turnsToRun,
 } from '../memory/index.ts';
 import type { SkillExecutor, SkillHandler, SkillSnapshot, UnavailableDomain } from '../skills/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';
@@ -37,6 +30,15 @@ import {
   type TurnOutcome,
   type TurnRef,
 } from './run-turn.ts';
+import {
+  allOpenTurns,
+  claimTurn,
+  getTurn,
+  queueTurn,
+  type TurnRecord,
+  turnOfChannelMessage,
+  turnsToRun,
+} from './turns.ts';
 
 export type { TurnObserver, TurnOutcome, TurnRef, TurnStatus };
 

@@ -1,8 +1,8 @@
 import type { Database } from '../db/index.ts';
 import { llmCallsOfTurn } from '../llm/index.ts';
-import { getTurn } from '../memory/index.ts';
 import { type ExecutionRow, executionsOfTurn, sentinelDecisionsOfTurn } from '../skills/index.ts';
 import { receiptsFromJson, receiptsJson } from './receipts.ts';
+import { getTurn } from './turns.ts';
 
 const skillCall = (row: ExecutionRow) => ({
   id: row.id,

@@ -1,46 +1,23 @@
-import { converse, type TurnEngine } from '../agents/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { type Database, KeyedLock, type Queryable } from '../db/index.ts';
-import { RefusedError, StewardError } from '../errors.ts';
+import type { Database, Queryable } from '../db/index.ts';
 import type { JobQueue } from '../jobs/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { latestUserConversation } from '../memory/index.ts';
 import { InboundRateLimiter, RateLimitedError } from '../security/index.ts';
-import { ensureUser, getUser, linkIdentity, listIdentities, noteIdentityActivity } from '../users/index.ts';
+import { ensureUser, getUser, linkIdentity, listIdentities } from '../users/index.ts';
 import type { VoiceService } from '../voice/index.ts';
-import { resolveSender } from './access.ts';
-import { ChatDispatcher, INBOUND_JOB } from './chat-dispatcher.ts';
+import { ChatDispatcher } from './chat-dispatcher.ts';
+import { ChatProcessor, type TurnHandler } from './chat-processor.ts';
 import { type Delivery, DeliveryRouter, type DeliveryTrouble } from './delivery-router.ts';
 import type { DeliverySource } from './delivery-store.ts';
-import { inboundStored, markInbound, openInboundOfChat, storeInbound } from './inbound-store.ts';
+import { inboundStored, storeInbound } from './inbound-store.ts';
 import { queueOutbound } from './outbox.ts';
 import { OutboxSender, type OutboxSenderDeps } from './outbox-sender.ts';
-import {
-  claimPairing,
-  type PairingRequest,
-  pairingCodeFor,
-  pairingOffered,
-  settlePairingsOf,
-} from './pairing.ts';
-import { replyParts, typingIndicator } from './reply-parts.ts';
+import { claimPairing, type PairingRequest, settlePairingsOf } from './pairing.ts';
+import { replyParts } from './reply-parts.ts';
 import { type ChannelStatus, channelsStatus } from './status.ts';
-import {
-  GREETING_TEXT,
-  HELP_TEXT,
-  INTERRUPTED_TEXT,
-  NEW_CONVERSATION_TEXT,
-  NOTHING_TO_SAY,
-  pairingText,
-  UNSUPPORTED_TEXT,
-} from './texts.ts';
-import type { ChannelAdapter, ChannelName, GatewayPort, InboundMessage, StoredInbound } from './types.ts';
-import { hearVoiceNote, lastTranscriptText, spokenReplyParts } from './voice-replies.ts';
-
-/** A message that failed this many times is given up with an apology (a poison message never loops). */
-const MAX_INBOUND_ATTEMPTS = 8;
-
-/** The part of the turn engine the gateway uses. */
-export type TurnHandler = Pick<TurnEngine, 'handle' | 'appendNote'>;
+import { GREETING_TEXT } from './texts.ts';
+import type { ChannelAdapter, ChannelName, GatewayPort, InboundMessage } from './types.ts';
 
 export type GatewayDeps = {
   database: Database;
@@ -65,26 +42,24 @@ export type PairingApproval =
   | { ok: false; problem: string };
 
 /**
- * The message gateway: stores what channels receive (before they acknowledge), processes it
- * from the job queue one chat at a time in arrival order, and sends every reply and delivery
- * through the outbox. Strangers get a pairing code; nothing of theirs reaches the model.
+ * The message gateway: stores what channels receive (before they acknowledge) and queues its
+ * chat's job, which the chat processor runs one chat at a time in arrival order; every reply and
+ * delivery leaves through the outbox. Strangers get a pairing code; nothing of theirs reaches the model.
  */
 export class Gateway implements GatewayPort {
   readonly sender: OutboxSender;
   readonly #deps: GatewayDeps;
   readonly #adapters: Map<ChannelName, ChannelAdapter>;
-  readonly #chats: KeyedLock;
-  readonly #processing = new Set<Promise<unknown>>();
   readonly #rateLimiter: InboundRateLimiter;
   readonly #now: () => Date;
   #started = false;
   readonly #dispatcher: ChatDispatcher;
   readonly #deliveries: DeliveryRouter;
+  readonly #processor: ChatProcessor;
 
   constructor(deps: GatewayDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
-    this.#chats = new KeyedLock(deps.database);
     this.#rateLimiter = new InboundRateLimiter(deps.database, () => deps.config().limits);
     this.#adapters = new Map(deps.adapters.map((adapter) => [adapter.name, adapter]));
     this.#dispatcher = new ChatDispatcher({
@@ -113,6 +88,17 @@ export class Gateway implements GatewayPort {
       now: this.#now,
       onFinal: (tx, row, outcome) => this.#deliveries.settled(tx, row, outcome),
       ...deps.sender,
+    });
+    this.#processor = new ChatProcessor({
+      database: deps.database,
+      engine: deps.engine,
+      config: deps.config,
+      logger: deps.logger,
+      now: this.#now,
+      adapter: (name) => this.#adapters.get(name),
+      voice: deps.voice,
+      onStarted: (channel, chatId) => this.#dispatcher.started(channel, chatId),
+      onReplied: () => this.sender.kick(),
     });
   }
 
@@ -148,22 +134,8 @@ export class Gateway implements GatewayPort {
   }
 
   /** Declares the inbound job (every process that may run it): one job per chat with open messages. */
-  async register(): Promise<void> {
-    await this.#deps.jobs.register<{ channel: ChannelName; chatId: string }>(
-      INBOUND_JOB,
-      async (data) => {
-        await this.processChat(data.channel, data.chatId);
-      },
-      {
-        retryLimit: MAX_INBOUND_ATTEMPTS,
-        retryDelaySeconds: 2,
-        retryBackoff: true,
-        expireInSeconds: 900,
-        // No singleton policy: a job left active by a dead process would block its chat's next
-        // job until it expires. Duplicate jobs are harmless (chat lock, idempotent processing).
-        concurrency: 4,
-      },
-    );
+  register(): Promise<void> {
+    return this.#processor.register(this.#deps.jobs);
   }
 
   /** Starts the channels (polling, webhook registration) and the outbox; queues work a restart left. */
@@ -193,7 +165,7 @@ export class Gateway implements GatewayPort {
    */
   async stop(): Promise<void> {
     await this.#dispatcher.stop();
-    await settleWithin([...this.#processing], 5_000);
+    await settleWithin(this.#processor.inFlight, 5_000);
     await settleWithin([this.sender.flush()], 5_000);
     await this.sender.stop();
     for (const adapter of this.#adapters.values()) await adapter.stop?.().catch(() => undefined);
@@ -222,166 +194,9 @@ export class Gateway implements GatewayPort {
     return stored;
   }
 
-  /**
-   * Processes the chat's open messages in arrival order, under the chat's lock (in this process
-   * and across processes). Idempotent: a message already done is skipped; a retried turn is
-   * not run twice (the engine de-duplicates by channel message id) and its reply is stored once.
-   */
-  async processChat(channel: ChannelName, chatId: string): Promise<void> {
-    const { database } = this.#deps;
-    const key = `${channel}:${chatId}`;
-    const work = this.#chats.run(`channel-chat:${key}`, async () => {
-      // From here on a new message of this chat needs a new job (unless this loop sees it).
-      this.#dispatcher.started(channel, chatId);
-      for (let round = 0; round < 100; round++) {
-        const open = await openInboundOfChat(database, channel, chatId);
-        if (open.length === 0) break;
-        for (const message of open) await this.#processOne(message);
-      }
-    });
-    this.#processing.add(work);
-    try {
-      await work;
-    } finally {
-      this.#processing.delete(work);
-    }
-    this.sender.kick();
-  }
-
-  async #processOne(message: StoredInbound): Promise<void> {
-    const { database, logger } = this.#deps;
-    if (message.attempts >= MAX_INBOUND_ATTEMPTS) {
-      logger.error({ inboundId: message.id, channel: message.channel }, 'giving up on an inbound message');
-      await this.#reply(
-        message,
-        message.userId,
-        'Sorry, something went wrong with that message; please send it again.',
-        'failed',
-      );
-      return;
-    }
-    const userId = await resolveSender(database, message, this.#deps.config().channels.allow);
-    if (!userId) {
-      const once = this.#adapters.get(message.channel)?.capabilities.pairingReplyOnce === true;
-      const toldBefore = once && (await pairingOffered(database, message.channel, message.senderId));
-      const { request } = await pairingCodeFor(database, message, this.#now());
-      if (toldBefore) {
-        // Told once already: silence (a code made now waits in `steward pairing list`).
-        logger.info({ channel: message.channel }, 'unknown sender wrote again: not answered');
-        await markInbound(database, message.id, { status: 'pairing', userId: null });
-        return;
-      }
-      logger.info({ channel: message.channel, code: request.code }, 'unknown sender: pairing code sent');
-      await this.#reply(message, null, pairingText(request), 'pairing', 'pairing');
-      return;
-    }
-    await noteIdentityActivity(database, message.channel, message.senderId, {
-      directChatId: message.meta.group ? null : message.chatId,
-      displayName: message.senderName ?? null,
-      at: this.#now(),
-    });
-    if (message.kind === 'unsupported') return this.#reply(message, userId, UNSUPPORTED_TEXT);
-    const command = message.kind === 'command' ? /^\/(\w+)(?:@\S+)?\s*([\s\S]*)$/.exec(message.text) : null;
-    const name = command?.[1]?.toLowerCase();
-    if (name === 'start' || name === 'help')
-      return this.#reply(message, userId, name === 'start' ? GREETING_TEXT : HELP_TEXT);
-    if (name === 'transcript') {
-      return this.#reply(message, userId, await lastTranscriptText(database, message));
-    }
-    let text = message.text;
-    const spoken = message.kind === 'voice';
-    if (spoken) {
-      const heard = await hearVoiceNote(
-        { database, logger, voice: this.#deps.voice, adapter: this.#adapters.get(message.channel) },
-        message,
-        userId,
-      );
-      if ('reply' in heard) return this.#reply(message, userId, heard.reply);
-      text = heard.transcript;
-    }
-    if (!text.trim()) return this.#reply(message, userId, HELP_TEXT);
-    await markInbound(database, message.id, { status: 'processing', userId });
-    const typing = typingIndicator(this.#adapters.get(message.channel), message, this.#deps.logger);
-    try {
-      const exchange = await converse(
-        { engine: this.#deps.engine, database },
-        {
-          userId,
-          surface: message.channel,
-          text,
-          options: {
-            channelMessageId: message.channelMessageId,
-            voice: spoken,
-            // `/new` starts over; `/new <text>` asks in a new conversation.
-            commands: message.kind === 'command',
-            // Counted at the webhook, before the message was stored: a stored message is answered.
-            admitted: true,
-            observe: typing.emit,
-          },
-        },
-      );
-      const conversed = await exchange.result;
-      if (conversed.kind === 'new_conversation') return this.#reply(message, userId, NEW_CONVERSATION_TEXT);
-      const { outcome } = conversed;
-      if (outcome.duplicate && (outcome.status as string) === 'running') {
-        // Another worker is still running this turn (or its crash is not yet recovered): retry later.
-        throw new StewardError(
-          'turn_in_progress',
-          `the turn of inbound message ${message.id} is still running`,
-        );
-      }
-      await this.#reply(
-        message,
-        userId,
-        outcome.reply || (outcome.status === 'interrupted' ? INTERRUPTED_TEXT : NOTHING_TO_SAY),
-        'done',
-        'reply',
-        spoken,
-      );
-    } catch (error) {
-      // A message the engine refuses (too long, unreadable) gets the reason; anything else retries.
-      if (error instanceof RefusedError && error.code === 'invalid_message') {
-        return this.#reply(message, userId, error.message);
-      }
-      throw error;
-    } finally {
-      typing.stop();
-    }
-  }
-
-  /**
-   * Stores the reply's parts under keys unique to the inbound message, and settles the message.
-   * `answer`: the turn's answer, spoken when the user's preference and the channel allow
-   * (`toVoiceNote`: it answers a voice note); written, with a notice, when speech fails.
-   */
-  async #reply(
-    message: StoredInbound,
-    userId: string | null,
-    text: string,
-    status: 'done' | 'pairing' | 'failed' = 'done',
-    keyPrefix = 'reply',
-    toVoiceNote: boolean | null = null,
-  ): Promise<void> {
-    const adapter = this.#adapters.get(message.channel);
-    const target = {
-      channel: message.channel,
-      chatId: message.chatId,
-      meta: message.meta,
-      userId,
-      inboundId: message.id,
-    };
-    const key = `${keyPrefix}:${message.id}`;
-    const parts =
-      toVoiceNote !== null && userId
-        ? await spokenReplyParts(
-            { voice: this.#deps.voice, adapter },
-            { target, userId, text, key, toVoiceNote },
-          )
-        : replyParts(adapter, target, text, key);
-    await this.#deps.database.transaction(async (tx) => {
-      await queueOutbound(tx, parts);
-      await markInbound(tx, message.id, { status, userId });
-    });
+  /** Runs the chat's job now: its open messages, in arrival order (the chat processor). */
+  processChat(channel: ChannelName, chatId: string): Promise<void> {
+    return this.#processor.processChat(channel, chatId);
   }
 
   /**

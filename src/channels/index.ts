@@ -1,5 +1,6 @@
 export { channelApiRoutes, parseIdentity } from './api-routes.ts';
 export { INBOUND_JOB } from './chat-dispatcher.ts';
+export type { TurnHandler } from './chat-processor.ts';
 export type { DeliveryTrouble } from './delivery-router.ts';
 export {
   type DeliveryAttempt,
@@ -15,13 +16,7 @@ export {
   unreadInboxCount,
 } from './delivery-store.ts';
 export { FailureLimiter } from './failure-limiter.ts';
-export {
-  type Delivery,
-  Gateway,
-  type GatewayDeps,
-  type PairingApproval,
-  type TurnHandler,
-} from './gateway.ts';
+export { type Delivery, Gateway, type GatewayDeps, type PairingApproval } from './gateway.ts';
 export { type OutboxRow, type OutboxStatus, outboxBacklog, outboxRows } from './outbox.ts';
 export {
   normalizePairingCode,

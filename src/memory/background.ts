@@ -4,7 +4,7 @@ import type { JobQueue } from '../jobs/index.ts';
 import type { LlmClient } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { systemTimezone } from '../users/index.ts';
-import { compactConversation } from './compaction.ts';
+import { compactConversation, type OpenTurnIds } from './compaction.ts';
 import {
   buildVectorIndexes,
   decayAndArchive,
@@ -25,6 +25,8 @@ export type MemoryJobDeps = {
   jobs: JobQueue;
   config: () => ResolvedConfig;
   logger: Logger;
+  /** Which of a conversation's turns have not ended: compaction never reads past one. */
+  openTurnIds: OpenTurnIds;
   now?: () => Date;
 };
 
@@ -48,6 +50,7 @@ export async function registerMemoryJobs(deps: MemoryJobDeps): Promise<void> {
           logger,
           budgetTokens: () => deps.config().memory.summary_budget_tokens,
           historyBudgetTokens: () => deps.config().memory.history_budget_tokens,
+          openTurnIds: deps.openTurnIds,
           saveMemory: async ({ userId, conversationId, memory }) => {
             const saved = await saveMemory(database, userId, {
               content: memory.content,

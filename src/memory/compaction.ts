@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Database } from '../db/index.ts';
+import type { Database, Queryable } from '../db/index.ts';
 import { StewardError } from '../errors.ts';
 import type { ChatMessage, LlmClient } from '../llm/index.ts';
 import { countTokens, truncateToTokens } from '../llm/index.ts';
@@ -61,7 +61,16 @@ export type CompactionDeps = {
   /** Budget of the history after the summary: beyond it the oldest turns are folded. */
   historyBudgetTokens: () => number;
   saveMemory?: MemorySink;
+  /** Which of the conversation's turns have not ended (agents' `openTurnIds`). */
+  openTurnIds: OpenTurnIds;
 };
+
+/**
+ * The port to the turns, which agents/ owns (a layer above): the ids of the conversation's turns
+ * that are queued or running, read through `db` — compaction passes its own transaction, so they
+ * are seen in the snapshot of its messages.
+ */
+export type OpenTurnIds = (db: Queryable, conversationId: string) => Promise<ReadonlySet<string>>;
 
 type MessageRow = {
   id: number;
@@ -70,7 +79,6 @@ type MessageRow = {
   content: string;
   tool_calls: unknown;
   token_count: number;
-  status: string | null;
 };
 
 /** Cuts text to the budget at the last sentence boundary that fits (DESIGN invariant 7). */
@@ -122,17 +130,24 @@ function parseJson<T>(text: string, schema: z.ZodType<T>, shape: string): T {
   return parsed.data;
 }
 
-/** Messages of finished turns after `afterId`, grouped by turn in order; stops at a running turn. */
-async function finishedTurnsAfter(database: Database, conversationId: string, afterId: number) {
-  const rows = await database.query<MessageRow>(
-    `SELECT m.id, m.turn_id, m.role, m.content, m.tool_calls, m.token_count, t.status
-     FROM messages m LEFT JOIN turns t ON t.id = m.turn_id
-     WHERE m.conversation_id = $1 AND m.id > $2 ORDER BY m.id`,
-    [conversationId, afterId],
-  );
+/**
+ * Messages of finished turns after `afterId`, grouped by turn in order; stops at a turn that has
+ * not ended. The messages and the open turns are read in one snapshot (REPEATABLE READ): a turn
+ * that ends between the two reads is never taken for whole without its last messages.
+ */
+async function finishedTurnsAfter(deps: CompactionDeps, conversationId: string, afterId: number) {
+  const { rows, open } = await deps.database.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const messages = await tx.query<MessageRow>(
+      `SELECT id, turn_id, role, content, tool_calls, token_count FROM messages
+       WHERE conversation_id = $1 AND id > $2 ORDER BY id`,
+      [conversationId, afterId],
+    );
+    return { rows: messages, open: await deps.openTurnIds(tx, conversationId) };
+  });
   const turns: MessageRow[][] = [];
   for (const row of rows) {
-    if (row.status === 'running' || row.status === 'queued') break;
+    if (row.turn_id !== null && open.has(row.turn_id)) break;
     const last = turns.at(-1);
     if (last && row.role !== 'user' && last[0]!.turn_id === row.turn_id) last.push(row);
     else turns.push([row]);
@@ -179,11 +194,7 @@ async function extractMemories(
   signal?: AbortSignal,
 ): Promise<void> {
   const { database } = deps;
-  for (const turn of await finishedTurnsAfter(
-    database,
-    conversationId,
-    conversation.memory_through_message_id,
-  )) {
+  for (const turn of await finishedTurnsAfter(deps, conversationId, conversation.memory_through_message_id)) {
     const context = { conversationId, userId: conversation.user_id, turnId: turn[0]!.turn_id ?? undefined };
     if (deps.saveMemory && turn.some((message) => message.role === 'user')) {
       const answer = await deps.llm.chat({
@@ -219,7 +230,7 @@ async function foldIfOverBudget(
   signal?: AbortSignal,
 ): Promise<number> {
   const { database } = deps;
-  const turns = await finishedTurnsAfter(database, conversationId, conversation.summary_through_message_id);
+  const turns = await finishedTurnsAfter(deps, conversationId, conversation.summary_through_message_id);
   const historyBudget = deps.historyBudgetTokens();
   let remaining = turns.reduce((total, turn) => total + tokensOf(turn), 0);
   if (remaining <= historyBudget) return 0;

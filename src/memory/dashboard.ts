@@ -1,59 +1,9 @@
 import type { Queryable } from '../db/index.ts';
 
 /*
- * The dashboard's views of this folder's tables: recent turns and memories, for one user or
- * (userId null, the owner) for everyone, and the memory edits the dashboard offers.
+ * The dashboard's view of memories, for one user or (userId null, the owner) for everyone, and
+ * the memory edits the dashboard offers.
  */
-
-export type TurnListItem = {
-  id: string;
-  userId: string;
-  conversationId: string;
-  channel: string | null;
-  status: string;
-  mode: string;
-  request: string;
-  reply: string | null;
-  queuedAt: Date;
-  finishedAt: Date | null;
-};
-
-export async function recentTurns(
-  db: Queryable,
-  options: { userId: string | null; limit: number; conversationId?: string },
-): Promise<TurnListItem[]> {
-  const rows = await db.query<{
-    id: string;
-    user_id: string;
-    conversation_id: string;
-    channel: string | null;
-    status: string;
-    mode: string;
-    request: string | null;
-    reply: string | null;
-    queued_at: Date;
-    finished_at: Date | null;
-  }>(
-    `SELECT id, user_id, conversation_id, channel, status, mode, left(request, 300) AS request,
-            left(reply, 2000) AS reply, queued_at, finished_at
-     FROM turns
-     WHERE ($1::text IS NULL OR user_id = $1) AND ($3::text IS NULL OR conversation_id = $3)
-     ORDER BY queued_at DESC, seq DESC LIMIT $2`,
-    [options.userId, Math.max(1, Math.trunc(options.limit)), options.conversationId ?? null],
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    userId: row.user_id,
-    conversationId: row.conversation_id,
-    channel: row.channel,
-    status: row.status,
-    mode: row.mode,
-    request: row.request ?? '',
-    reply: row.reply,
-    queuedAt: new Date(row.queued_at),
-    finishedAt: row.finished_at ? new Date(row.finished_at) : null,
-  }));
-}
 
 export type MemoryListItem = {
   id: string;

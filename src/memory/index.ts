@@ -20,14 +20,7 @@ export {
   setMessageContext,
   setMessageTurn,
 } from './conversations.ts';
-export {
-  forgetMemory,
-  listMemories,
-  type MemoryListItem,
-  recentTurns,
-  setMemoryImportance,
-  type TurnListItem,
-} from './dashboard.ts';
+export { forgetMemory, listMemories, type MemoryListItem, setMemoryImportance } from './dashboard.ts';
 export { memoryImportRoutes } from './import/api-routes.ts';
 export {
   HISTORY_FORMATS,
@@ -92,20 +85,4 @@ export {
   VECTOR_INDEX_MIN_ROWS,
   vectorIndexName,
 } from './store/index.ts';
-export {
-  allOpenTurns,
-  claimTurn,
-  finishTurn,
-  getTurn,
-  interruptTurn,
-  latestStartedTurn,
-  type NewTurn,
-  queueTurn,
-  requeueTurn,
-  setTurnState,
-  type TurnEnd,
-  type TurnRecord,
-  type TurnState,
-  turnOfChannelMessage,
-  turnsToRun,
-} from './turns.ts';
+export { insertUserMessageSql, touchConversationSql, type UserMessageParams } from './turn-message-sql.ts';

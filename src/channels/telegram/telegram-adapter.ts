@@ -1,12 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Api, GrammyError, HttpError, InputFile } from 'grammy';
+import { Api, GrammyError } from 'grammy';
 import { Hono } from 'hono';
 import { type ChannelsConfig, stewardCommand } from '../../config/index.ts';
 import { errorMessage, StewardError } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
-import { plainText } from '../markdown.ts';
 import { unreachable } from '../probe.ts';
-import { httpFailure, networkFailure } from '../send-errors.ts';
 import type {
   ChannelAdapter,
   ChannelProbe,
@@ -17,11 +15,12 @@ import type {
   SendResult,
   WebhookGuard,
 } from '../types.ts';
-import { BotApiAnswerError, botApiFetch } from './bot-api-fetch.ts';
+import { botApiFetch } from './bot-api-fetch.ts';
 import { grammySignal } from './grammy-signal.ts';
 import { LongPoller } from './long-polling.ts';
 import { type BotIdentity, normalizeTelegramUpdate } from './normalize-update.ts';
 import { telegramHtml } from './telegram-html.ts';
+import { sendTelegram } from './telegram-send.ts';
 import { parseTelegramUpdate } from './telegram-update.ts';
 
 export const TELEGRAM_MAX_LENGTH = 4096;
@@ -44,14 +43,11 @@ function sameSecret(given: string | null, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-const isParseError = (error: GrammyError) =>
-  error.error_code === 400 &&
-  /can't parse|parse entities|unsupported start tag|can't find end/i.test(error.description);
-
 /**
  * Telegram through grammy's Bot API client. Webhook mode when a public URL and a webhook
  * secret are set (`setWebhook` at start, every request checked against the secret header);
- * long polling otherwise. Replies are HTML, resent as plain text when Telegram cannot parse them.
+ * long polling otherwise. Replies are sent by `telegram-send.ts`: HTML, resent as plain text
+ * when Telegram cannot parse them.
  */
 export class TelegramAdapter implements ChannelAdapter {
   readonly name = 'telegram' as const;
@@ -287,104 +283,12 @@ export class TelegramAdapter implements ChannelAdapter {
     return new Uint8Array(await response.arrayBuffer());
   }
 
-  async send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
-    if (message.audio) {
-      const voice = await this.#sendVoice(message, signal);
-      // A chat that refuses voice messages (privacy settings) gets the text instead.
-      if (voice.kind !== 'failed') return voice;
-      this.#options.logger.warn(
-        { channel: 'telegram', err: voice.error },
-        'telegram: voice message refused; sending the text',
-      );
-    }
-    const common = {
-      link_preview_options: { is_disabled: true },
-      ...(message.meta.threadId ? { message_thread_id: Number(message.meta.threadId) } : {}),
-      ...(message.meta.replyToMessageId
-        ? {
-            reply_parameters: {
-              message_id: Number(message.meta.replyToMessageId),
-              allow_sending_without_reply: true,
-            },
-          }
-        : {}),
-    };
-    try {
-      const sent = await this.api.sendMessage(
-        message.chatId,
-        this.format(message.text),
-        { ...common, parse_mode: 'HTML' },
-        grammySignal(signal),
-      );
-      return { kind: 'sent', messageId: String(sent.message_id) };
-    } catch (error) {
-      if (!(error instanceof GrammyError && isParseError(error))) return this.#failure(error, 'sendMessage');
-      this.#options.logger.warn(
-        { channel: 'telegram', err: error.description },
-        'telegram: HTML refused; resending as plain text',
-      );
-    }
-    try {
-      const sent = await this.api.sendMessage(
-        message.chatId,
-        plainText(message.text),
-        common,
-        grammySignal(signal),
-      );
-      return { kind: 'sent', messageId: String(sent.message_id) };
-    } catch (error) {
-      return this.#failure(error, 'sendMessage');
-    }
-  }
-
-  async #sendVoice(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
-    const audio = message.audio!;
-    try {
-      const sent = await this.api.sendVoice(
-        message.chatId,
-        new InputFile(audio.data, 'reply.ogg'),
-        {
-          ...(message.meta.threadId ? { message_thread_id: Number(message.meta.threadId) } : {}),
-          ...(message.meta.replyToMessageId
-            ? {
-                reply_parameters: {
-                  message_id: Number(message.meta.replyToMessageId),
-                  allow_sending_without_reply: true,
-                },
-              }
-            : {}),
-        },
-        grammySignal(signal),
-      );
-      return { kind: 'sent', messageId: String(sent.message_id) };
-    } catch (error) {
-      return this.#failure(error, 'sendVoice');
-    }
-  }
-
-  /**
-   * A failed call as a SendResult. An HTTP answer is classified by its status — a gateway's
-   * 5xx page is retried like the Bot API's own 5xx; only a request that got no answer (a
-   * timeout, a reset) is of unknown outcome. The bot token never reaches the error.
-   */
-  #failure(error: unknown, method: string): SendResult {
-    const result = this.#classify(error, `telegram ${method}`);
-    return 'error' in result
-      ? { ...result, error: result.error.replaceAll(this.#options.botToken, '<bot token>') }
-      : result;
-  }
-
-  #classify(error: unknown, what: string): SendResult {
-    if (error instanceof GrammyError)
-      return httpFailure(error.error_code, error.description, error.parameters.retry_after);
-    const cause = error instanceof HttpError ? error.error : error;
-    if (cause instanceof BotApiAnswerError) {
-      if (cause.status < 300) {
-        return { kind: 'ambiguous', error: `${what}: ${cause.message}; it may have been delivered` };
-      }
-      return httpFailure(cause.status, `${what}: ${cause.summary}`, cause.retryAfterSeconds);
-    }
-    return networkFailure(cause, what);
+  send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult> {
+    return sendTelegram(
+      { api: this.api, botToken: this.#options.botToken, logger: this.#options.logger },
+      message,
+      signal,
+    );
   }
 }
 

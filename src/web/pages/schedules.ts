@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
+import { getTurn } from '../../agents/index.ts';
 import { deliverySummary } from '../../channels/index.ts';
-import { getTurn } from '../../memory/index.ts';
 import { parseCron, skillsVisibleTo } from '../../skills/index.ts';
 import { ensureUser, userIdProblem } from '../../users/index.ts';
 import type { RunWithDelivery } from '../../workflows/index.ts';

@@ -1,8 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { streamSSE } from 'hono/streaming';
-import { type TurnEvent, turnTrace } from '../../agents/index.ts';
-import { recentTurns } from '../../memory/index.ts';
+import { recentTurns, type TurnEvent, turnTrace } from '../../agents/index.ts';
 import { formatDate, page, type WebEnv } from '../layout.ts';
 import { agentStatus, turnBody } from '../turn-view.ts';
 import { type PageDeps, scope } from './page-deps.ts';

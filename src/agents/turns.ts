@@ -1,11 +1,12 @@
 import type { Queryable } from '../db/index.ts';
-import { countTokensAsync } from '../llm/index.ts';
+import { countTokensAsync, type Usage } from '../llm/index.ts';
+import { insertUserMessageSql, touchConversationSql } from '../memory/index.ts';
 
 /*
- * Turns (`turns`, owned by this folder with the conversation they belong to). A turn is stored
- * `queued` the moment its message arrives (unique per channel message id), becomes `running`
- * when it takes the conversation lock — only then does its user message join the conversation —
- * and ends `completed`, `paused`, `interrupted` or `failed`.
+ * Turns (`turns`, owned by this folder: the engine's queue). A turn is stored `queued` the moment
+ * its message arrives (unique per channel message id), becomes `running` when it takes the
+ * conversation lock — only then does its user message join the conversation — and ends
+ * `completed`, `paused`, `interrupted` or `failed`.
  */
 
 export type TurnState = 'queued' | 'running' | 'completed' | 'paused' | 'interrupted' | 'failed';
@@ -33,52 +34,47 @@ export type TurnRecord = {
   finishedAt: Date | null;
 };
 
-type TurnRow = {
-  id: string;
-  seq: number;
-  conversation_id: string;
-  user_id: string;
-  status: TurnState;
-  mode: string;
-  request: string | null;
-  channel: string | null;
-  channel_message_id: string | null;
-  owner: string | null;
-  user_message_id: number | null;
-  reply: string | null;
-  state: unknown;
-  stop_reason: string | null;
-  error: string | null;
-  receipts: unknown;
-  queued_at: Date;
-  started_at: Date;
-  finished_at: Date | null;
-};
+/** The columns under their record's names: a row is a record but for its times. */
+const COLUMNS = [
+  'id',
+  'seq',
+  'conversation_id AS "conversationId"',
+  'user_id AS "userId"',
+  'status',
+  'mode',
+  `coalesce(request, '') AS request`,
+  'channel',
+  'channel_message_id AS "channelMessageId"',
+  'owner',
+  'user_message_id AS "userMessageId"',
+  'reply',
+  'state',
+  'stop_reason AS "stopReason"',
+  'error',
+  'receipts',
+  'queued_at AS "queuedAt"',
+  'started_at AS "startedAt"',
+  'finished_at AS "finishedAt"',
+].join(', ');
 
-const COLUMNS =
-  'id, seq, conversation_id, user_id, status, mode, request, channel, channel_message_id, owner, user_message_id, reply, state, stop_reason, error, receipts, queued_at, started_at, finished_at';
+type TurnRow = Omit<TurnRecord, 'startedAt' | 'finishedAt'> & { startedAt: Date; finishedAt: Date | null };
 
-const toTurn = (row: TurnRow): TurnRecord => ({
-  id: row.id,
-  seq: row.seq,
-  conversationId: row.conversation_id,
-  userId: row.user_id,
-  status: row.status,
-  mode: row.mode,
-  request: row.request ?? '',
-  channel: row.channel,
-  channelMessageId: row.channel_message_id,
-  owner: row.owner,
-  userMessageId: row.user_message_id,
-  reply: row.reply,
-  state: row.state,
-  stopReason: row.stop_reason,
-  error: row.error,
-  receipts: row.receipts,
-  queuedAt: new Date(row.queued_at),
-  startedAt: row.status === 'queued' ? null : new Date(row.started_at),
-  finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+const toTurn = ({ queuedAt, startedAt, finishedAt, ...row }: TurnRow): TurnRecord => ({
+  ...row,
+  queuedAt: new Date(queuedAt),
+  startedAt: row.status === 'queued' ? null : new Date(startedAt),
+  finishedAt: finishedAt ? new Date(finishedAt) : null,
 });
+
+/** The turns matching `where` (the SQL after WHERE, an ORDER BY included), as records. */
+async function selectTurns(
+  db: Queryable,
+  where: string,
+  params: readonly unknown[] = [],
+): Promise<TurnRecord[]> {
+  const rows = await db.query<TurnRow>(`SELECT ${COLUMNS} FROM turns WHERE ${where}`, params);
+  return rows.map(toTurn);
+}
 
 export type NewTurn = {
   id: string;
@@ -116,11 +112,7 @@ export async function queueTurn(
     ],
   );
   if (rows[0]) return { turn: toTurn(rows[0]), duplicate: false };
-  const existing = await db.query<TurnRow>(
-    `SELECT ${COLUMNS} FROM turns WHERE channel = $1 AND channel_message_id = $2`,
-    [turn.channel, turn.channelMessageId],
-  );
-  return { turn: toTurn(existing[0]!), duplicate: true };
+  return { turn: (await turnOfChannelMessage(db, turn.channel, turn.channelMessageId!))!, duplicate: true };
 }
 
 /** The turn a channel message started, if it was seen before. */
@@ -129,17 +121,35 @@ export async function turnOfChannelMessage(
   channel: string,
   channelMessageId: string,
 ): Promise<TurnRecord | null> {
-  const rows = await db.query<TurnRow>(
-    `SELECT ${COLUMNS} FROM turns WHERE channel = $1 AND channel_message_id = $2`,
-    [channel, channelMessageId],
-  );
-  return rows[0] ? toTurn(rows[0]) : null;
+  const [turn] = await selectTurns(db, 'channel = $1 AND channel_message_id = $2', [
+    channel,
+    channelMessageId,
+  ]);
+  return turn ?? null;
 }
 
 export async function getTurn(db: Queryable, id: string): Promise<TurnRecord | null> {
-  const rows = await db.query<TurnRow>(`SELECT ${COLUMNS} FROM turns WHERE id = $1`, [id]);
-  return rows[0] ? toTurn(rows[0]) : null;
+  const [turn] = await selectTurns(db, 'id = $1', [id]);
+  return turn ?? null;
 }
+
+/** claimTurn's statement; the SQL for memory's tables comes from memory. Parameters as in claimTurn. */
+const CLAIM_WITH_MESSAGE = `WITH waiting AS (SELECT id FROM turns WHERE id = $1 AND status = 'queued'),
+     message AS (${insertUserMessageSql('waiting', {
+       turnId: 1,
+       conversationId: 3,
+       userId: 4,
+       content: 5,
+       context: 6,
+       tokenCount: 7,
+       channel: 8,
+       channelMessageId: 9,
+     })}),
+     claimed AS (
+       UPDATE turns SET status = 'running', owner = $2, started_at = now(), user_message_id = (SELECT id FROM message)
+       WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM message) RETURNING id),
+     touched AS (${touchConversationSql(3, 'claimed')})
+     SELECT (SELECT id FROM message) AS message_id FROM claimed`;
 
 /**
  * Starts a queued turn: marks it running for `owner` and appends its user message (with the
@@ -161,28 +171,17 @@ export async function claimTurn(
     return rows.length ? turn.userMessageId : null;
   }
   const tokenCount = await countTokensAsync(context ? `${context}\n${turn.request}` : turn.request);
-  const rows = await db.query<{ message_id: number }>(
-    `WITH waiting AS (SELECT id FROM turns WHERE id = $1 AND status = 'queued'),
-     message AS (
-       INSERT INTO messages (conversation_id, user_id, turn_id, role, content, context, token_count, channel, channel_message_id)
-       SELECT $3, $4, $1, 'user', $5, $6, $7, $8, $9 FROM waiting RETURNING id),
-     claimed AS (
-       UPDATE turns SET status = 'running', owner = $2, started_at = now(), user_message_id = (SELECT id FROM message)
-       WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM message) RETURNING id),
-     touched AS (UPDATE conversations SET updated_at = now() WHERE id = $3 AND EXISTS (SELECT 1 FROM claimed))
-     SELECT (SELECT id FROM message) AS message_id FROM claimed`,
-    [
-      turn.id,
-      owner,
-      turn.conversationId,
-      turn.userId,
-      turn.request,
-      context,
-      tokenCount,
-      turn.channelMessageId ? turn.channel : null,
-      turn.channelMessageId,
-    ],
-  );
+  const rows = await db.query<{ message_id: number }>(CLAIM_WITH_MESSAGE, [
+    turn.id,
+    owner,
+    turn.conversationId,
+    turn.userId,
+    turn.request,
+    context,
+    tokenCount,
+    turn.channelMessageId ? turn.channel : null,
+    turn.channelMessageId,
+  ]);
   return rows[0]?.message_id ?? null;
 }
 
@@ -204,19 +203,28 @@ export async function turnsToRun(
      ORDER BY seq`,
     [conversationId, throughSeq],
   );
-  const ended = rows.find((row) => !row.open);
+  const turns = rows.map(({ open, ...row }) => ({ open, turn: toTurn(row) }));
   return {
-    open: rows.filter((row) => row.open).map(toTurn),
-    latestEnded: ended ? toTurn(ended) : null,
+    open: turns.filter((entry) => entry.open).map((entry) => entry.turn),
+    latestEnded: turns.find((entry) => !entry.open)?.turn ?? null,
   };
 }
 
 /** Every queued or running turn, with its owner (the orphan sweep). */
 export async function allOpenTurns(db: Queryable): Promise<TurnRecord[]> {
-  const rows = await db.query<TurnRow>(
-    `SELECT ${COLUMNS} FROM turns WHERE status IN ('queued', 'running') ORDER BY seq`,
+  return selectTurns(db, `status IN ('queued', 'running') ORDER BY seq`);
+}
+
+/**
+ * The ids of the conversation's turns that have not ended (queued or running): memory's
+ * compaction never reads past one. Read through `db`, in the caller's snapshot.
+ */
+export async function openTurnIds(db: Queryable, conversationId: string): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM turns WHERE conversation_id = $1 AND status IN ('queued', 'running')`,
+    [conversationId],
   );
-  return rows.map(toTurn);
+  return new Set(rows.map((row) => row.id));
 }
 
 /** A crashed attempt that did nothing irreversible goes back to the queue to run again. */
@@ -253,46 +261,42 @@ export type TurnEnd = {
   state: unknown;
   /** The turn's receipts (JSON). */
   receipts: unknown;
-  usage: {
-    promptTokens: number;
-    cachedTokens: number;
-    cacheWriteTokens: number;
-    completionTokens: number;
-    cost: number;
-  };
+  /** What the turn's model calls used. */
+  usage: Usage;
 };
 
 export async function finishTurn(db: Queryable, id: string, end: TurnEnd): Promise<void> {
+  const { usage } = end;
   await db.query(
-    `UPDATE turns SET status = $2, reply = $3, stop_reason = $4, error = $5, state = $6,
-       prompt_tokens = $7, cached_tokens = $8, cache_write_tokens = $9, completion_tokens = $10, cost = $11, finished_at = now(),
-       receipts = $12
-     WHERE id = $1`,
+    `UPDATE turns SET status = $1, reply = $2, stop_reason = $3, error = $4, state = $5, receipts = $6,
+       prompt_tokens = $7, cached_tokens = $8, cache_write_tokens = $9, completion_tokens = $10, cost = $11,
+       finished_at = now()
+     WHERE id = $12`,
     [
-      id,
       end.status,
       end.reply,
       end.stopReason,
       end.error,
       end.state === null ? null : JSON.stringify(end.state),
-      end.usage.promptTokens,
-      end.usage.cachedTokens,
-      end.usage.cacheWriteTokens,
-      end.usage.completionTokens,
-      end.usage.cost,
       JSON.stringify(end.receipts),
+      usage.promptTokens,
+      usage.cachedTokens,
+      usage.cacheWriteTokens,
+      usage.completionTokens,
+      usage.cost,
+      id,
     ],
   );
 }
 
 /** The conversation's latest turn that has started (for resuming a paused one). */
 export async function latestStartedTurn(db: Queryable, conversationId: string): Promise<TurnRecord | null> {
-  const rows = await db.query<TurnRow>(
-    `SELECT ${COLUMNS} FROM turns WHERE conversation_id = $1 AND status NOT IN ('queued', 'running')
-     ORDER BY seq DESC LIMIT 1`,
+  const [turn] = await selectTurns(
+    db,
+    `conversation_id = $1 AND status NOT IN ('queued', 'running') ORDER BY seq DESC LIMIT 1`,
     [conversationId],
   );
-  return rows[0] ? toTurn(rows[0]) : null;
+  return turn ?? null;
 }
 
 export async function setTurnState(db: Queryable, id: string, state: unknown): Promise<void> {
