@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = fileURLToPath(new URL('../../bin/steward.js', import.meta.url));
 /** The flags every launcher (npm start, bin/steward.js, the Dockerfile) runs Steward with. */
-export const NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=2', '--heap-growing-percent=50'];
+export const NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=1', '--heap-growing-percent=20'];
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
