@@ -55,7 +55,9 @@ export function pgliteQuery(client: PGlite) {
         protocol.serialize.sync(),
       );
       const { messages } = await client.execProtocol(concat(parts), {
-        syncToFs: !inTransaction,
+        // Steward opens PGlite on the node file system or in memory, whose syncToFs does
+        // nothing (PostgreSQL writes through to the files itself): asking costs a lock round.
+        syncToFs: false,
         throwOnError: false,
       });
       if (name && (messages as Message[]).some((message) => message.name === 'parseComplete'))
