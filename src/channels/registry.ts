@@ -184,7 +184,7 @@ export async function createChannelAdapters(
   const adapters = candidates.filter((adapter): adapter is ChannelAdapter => adapter !== null);
   const problems = channelConfigProblems(config);
   for (const adapter of adapters) {
-    const own = adapter.problems();
+    const own = adapter.problems?.() ?? [];
     if (own.length) problems[adapter.name] = [...(problems[adapter.name] ?? []), ...own];
   }
   return { adapters, problems };
