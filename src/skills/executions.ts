@@ -335,24 +335,7 @@ export type AgentRecordRow = {
 
 /** Every sub-agent row of a turn, oldest first, with its skill calls. */
 export async function agentRecordsOfTurn(db: Queryable, turnId: string): Promise<AgentRecordRow[]> {
-  const rows = await db.query<{
-    id: string;
-    parent_id: string | null;
-    kind: 'agent' | 'skill';
-    agent_id: string | null;
-    mission: string | null;
-    skill: string | null;
-    command: string | null;
-    flags: unknown;
-    depends_on: string[] | null;
-    status: string;
-    result: string | null;
-    error: string | null;
-    transcript: unknown;
-    usage: unknown;
-    duration_ms: number | null;
-    receipt: string | null;
-  }>(
+  const rows = await db.query<Omit<Row, 'started_at' | 'finished_at'> & { transcript: unknown }>(
     `SELECT id, parent_id, kind, agent_id, mission, skill, command, flags, depends_on, status, result, error,
             transcript, usage, duration_ms, receipt
      FROM skill_executions WHERE turn_id = $1 ORDER BY started_at, id`,
