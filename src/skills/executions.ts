@@ -178,17 +178,22 @@ export async function startAgentRow(db: Queryable, record: AgentRecord): Promise
   await db.query(
     `INSERT INTO skill_executions (id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status)
      VALUES ($1, $2, $3, $4, 'agent', $5, $6, $7, $8, 'running')`,
-    [
-      record.id,
-      record.turnId,
-      record.userId,
-      record.conversationId,
-      record.agentId,
-      storableText(record.mission),
-      storableText(JSON.stringify(record.spec)),
-      JSON.stringify(record.dependsOn),
-    ],
+    agentRowValues(record),
   );
+}
+
+/** `$1`…`$8` of an agent row: id, turn_id, user_id, conversation_id, agent_id, mission, flags, depends_on. */
+function agentRowValues(record: AgentRecord): unknown[] {
+  return [
+    record.id,
+    record.turnId,
+    record.userId,
+    record.conversationId,
+    record.agentId,
+    storableText(record.mission),
+    storableText(JSON.stringify(record.spec)),
+    JSON.stringify(record.dependsOn),
+  ];
 }
 
 export type AgentEnd = {
@@ -382,17 +387,6 @@ export async function recordSkippedAgent(
     `INSERT INTO skill_executions
        (id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status, result, error, finished_at, duration_ms)
      VALUES ($1, $2, $3, $4, 'agent', $5, $6, $7, $8, 'skipped', $9, $10, now(), 0)`,
-    [
-      record.id,
-      record.turnId,
-      record.userId,
-      record.conversationId,
-      record.agentId,
-      storableText(record.mission),
-      storableText(JSON.stringify(record.spec)),
-      JSON.stringify(record.dependsOn),
-      storableText(skipped.result),
-      storableText(skipped.reason),
-    ],
+    [...agentRowValues(record), storableText(skipped.result), storableText(skipped.reason)],
   );
 }
