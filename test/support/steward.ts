@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { TurnOutcome } from '../../src/agents/index.ts';
 import { loadConfig, type ResolvedConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
@@ -64,17 +66,19 @@ export type TestSteward = {
   close(): Promise<void>;
 };
 
+export type TestStewardOptions = {
+  extraYaml?: string;
+  memory?: boolean;
+  llmYaml?: string;
+  /** Fakes at the boundary the runtime takes as options (the webhook limiter, listener and logger). */
+  runtime?: Pick<RuntimeOptions, 'webhooks' | 'logFile'>;
+};
+
 /** A full runtime in this process, on a fresh test database, talking to `fake`. */
 export async function startTestSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: {
-    extraYaml?: string;
-    memory?: boolean;
-    llmYaml?: string;
-    /** Fakes at the boundary the runtime takes as options (the webhook limiter, listener and logger). */
-    runtime?: Pick<RuntimeOptions, 'webhooks' | 'logFile'>;
-  } = {},
+  options: TestStewardOptions = {},
 ): Promise<TestSteward> {
   const { dir, env } = writeTestConfig(fake.url, options.extraYaml, {
     memory: options.memory,
@@ -97,4 +101,53 @@ export async function startTestSteward(
       await db.drop();
     },
   };
+}
+
+/**
+ * The Steward of the enclosing `describe` block: started on `fake` (see useFakeLlm) before its
+ * tests, closed after them, the fake's script cleared after each test. Its members are there in
+ * hooks and tests.
+ */
+export function useTestSteward(
+  backend: Backend,
+  fake: FakeLlm,
+  options: TestStewardOptions & { startTimeoutMs?: number } = {},
+): TestSteward {
+  let started: TestSteward | null = null;
+  const steward = (): TestSteward => {
+    if (!started) throw new Error('the test Steward is read before its beforeAll started it');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startTestSteward(backend, fake, options);
+  }, options.startTimeoutMs);
+  afterAll(async () => {
+    await started?.close();
+  });
+  afterEach(() => {
+    fake.reset();
+  });
+  return {
+    get runtime() {
+      return steward().runtime;
+    },
+    get config() {
+      return steward().config;
+    },
+    get db() {
+      return steward().db;
+    },
+    close: () => steward().close(),
+  };
+}
+
+/** Turns typed at the CLI: as `userId`, in `conversationId` or else in a new conversation. */
+export function cliTurns(steward: TestSteward) {
+  return (userId: string, text: string, conversationId?: string): Promise<TurnOutcome> =>
+    steward.runtime.engine.handle({
+      userId,
+      text,
+      channel: 'cli',
+      ...(conversationId ? { conversationId } : { newConversation: true }),
+    });
 }
