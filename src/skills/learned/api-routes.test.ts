@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../../../test/support/db.ts';
-import { recordSkillCall } from '../executions.ts';
+import { recordFinishedSkillCall } from '../../../test/support/skill-calls.ts';
 import { SkillRegistry } from '../registry/index.ts';
 import { skillApiRoutes } from './api-routes.ts';
 import { LearnedSkills } from './learned-skills.ts';
@@ -129,24 +129,7 @@ describeEachBackend('skills API', (db) => {
       // bob typing alice's name was an unknown skill, not a run of hers
       ['4', 'bob', 'garden.alice_routine', 'error'],
     ] as const)
-      await recordSkillCall(
-        db(),
-        {
-          id,
-          parentId: null,
-          turnId: null,
-          userId,
-          conversationId: null,
-          agentId: null,
-          mission: null,
-          skill,
-          command: skill,
-          flags: {},
-          receipt: null,
-        },
-        at,
-        { status, result: null, error: null, durationMs: 1 },
-      );
+      await recordFinishedSkillCall(db(), { id, userId, skill, at, status });
     const used = { last_used: '2026-05-02T08:00:00.000Z' };
     expect(await usage(owner)).toEqual({
       'tasks.search': { runs: 2, failures: 1, ...used },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../../../test/support/db.ts';
-import { recordSkillCall } from '../executions.ts';
+import { recordFinishedSkillCall } from '../../../test/support/skill-calls.ts';
 import { SkillRegistry } from '../registry/index.ts';
 import { skillsVisibleTo } from '../registry/visible-skills.ts';
 import { type LearnedActor, LearnedSkills } from './learned-skills.ts';
@@ -241,24 +241,7 @@ describeEachBackend('learned skills', (db) => {
       const started = new Date(T0.getTime() + DAY + run * 60_000);
       const turnId = `turn-tune-${run}`;
       const call = (id: string, skill: string, at: Date, status: 'ok' | 'error') =>
-        recordSkillCall(
-          db(),
-          {
-            id,
-            parentId: null,
-            turnId,
-            userId: 'carol',
-            conversationId: null,
-            agentId: null,
-            mission: null,
-            skill,
-            command: skill,
-            flags: {},
-            receipt: null,
-          },
-          at,
-          { status, result: null, error: null, durationMs: 1 },
-        );
+        recordFinishedSkillCall(db(), { id, userId: 'carol', skill, turnId, at, status });
       await call(`tune-${run}`, 'music.tune', started, 'ok');
       if (run < 3) await call(`tasks-${run}`, 'tasks.search', new Date(started.getTime() + 1000), 'error');
     }
