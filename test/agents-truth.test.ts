@@ -6,6 +6,7 @@ import {
   type AgentsResult,
   approve,
   callTool,
+  createTaskScript,
   dispatch,
   getResults,
   lastToolResult,
@@ -280,15 +281,7 @@ describe('replies.receipts: off', () => {
   const steward = useTestSteward(backends()[0]!, fake, { extraYaml: 'replies:\n  receipts: off\n' });
 
   it('writes no receipt lines on a chat channel, yet the outcome and the turn keep the receipts', async () => {
-    const models = scriptModels(fake, {
-      orchestrator: [
-        dispatch({ agent_id: 'maker', mission: 'Create the task "Fix bike"', skills: ['tasks.create'] }),
-        getResults(),
-        reply('Added "Fix bike".'),
-      ],
-      agents: { maker: [run('tasks.create --title "Fix bike"'), reply('Created.')] },
-      sentinel: [approve()],
-    });
+    const models = scriptModels(fake, createTaskScript('Fix bike'));
 
     const outcome = await steward.runtime.engine.handle({
       userId: 'quiet',

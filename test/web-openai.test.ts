@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { openAiConversationId } from '../src/web/index.ts';
-import { approve, dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
+import { createTaskScript, reply, scriptModels } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
@@ -104,16 +104,7 @@ for (const backend of backends()) {
     });
 
     it('carries receipts as data beside the choices, never as lines in the content', async () => {
-      const create = (title: string) => ({
-        orchestrator: [
-          dispatch({ agent_id: 'maker', mission: `Create the task "${title}"`, skills: ['tasks.create'] }),
-          getResults(),
-          reply(`Added "${title}".`),
-        ],
-        agents: { maker: [run(`tasks.create --title "${title}"`), reply('Created.')] },
-        sentinel: [approve()],
-      });
-      let models = scriptModels(fake, create('Call mum'));
+      let models = scriptModels(fake, createTaskScript('Call mum'));
       const completion = (await client.chat.completions.create({
         model: 'steward',
         messages: [{ role: 'user', content: 'Add a task to call mum' }],
@@ -130,7 +121,7 @@ for (const backend of backends()) {
         },
       ]);
 
-      models = scriptModels(fake, create('Call dad'));
+      models = scriptModels(fake, createTaskScript('Call dad'));
       const stream = await client.chat.completions.create({
         model: 'steward',
         messages: [{ role: 'user', content: 'Add a task to call dad' }],
