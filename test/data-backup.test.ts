@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import {
 } from '../src/db/index.ts';
 import { type Backend, createTestDatabase, describeEachBackend } from './support/db.ts';
 import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
+import { treeSums } from './support/tree-sums.ts';
 
 const VERSION = '0.1.0';
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
@@ -44,18 +45,6 @@ async function emptyServerDatabase(): Promise<{ url: string; drop(): Promise<voi
       await cleanup.close();
     },
   };
-}
-
-/** Every file below `dir` with its sha256, by path relative to it. */
-function treeSums(dir: string): Record<string, string> {
-  const sums: Record<string, string> = {};
-  if (!existsSync(dir)) return sums;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    sums[path.relative(dir, full)] = createHash('sha256').update(readFileSync(full)).digest('hex');
-  }
-  return sums;
 }
 
 /** Table name → [rows, sha256] of a fresh dump. */

@@ -1,16 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../../../test/support/db.ts';
-import { recordFinishedSkillCall } from '../../../test/support/skill-calls.ts';
-import { SkillRegistry } from '../registry/index.ts';
+import { learnedSkillsIn, recordFinishedSkillCall } from '../../../test/support/learned-skills.ts';
+import type { SkillRegistry } from '../registry/index.ts';
 import { skillApiRoutes } from './api-routes.ts';
-import { LearnedSkills } from './learned-skills.ts';
+import type { LearnedSkills } from './learned-skills.ts';
 
-const BUILTIN = fileURLToPath(new URL('../../../skills/', import.meta.url));
 const page = (name: string) => `## Usage\n\n${name}\n\n## Behavior\n\n1. Look at tasks.search --query it.`;
 
 describeEachBackend('skills API', (db) => {
@@ -38,19 +36,7 @@ describeEachBackend('skills API', (db) => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-skills-api-'));
-    registry = new SkillRegistry({
-      roots: [
-        { dir: BUILTIN, source: 'builtin' },
-        { dir, source: 'user' },
-      ],
-    });
-    learned = new LearnedSkills({
-      database: db(),
-      skillsDir: dir,
-      builtinDir: BUILTIN,
-      skills: () => registry.snapshot(),
-      reload: () => void registry.load(),
-    });
+    ({ registry, learned } = learnedSkillsIn(db(), dir));
     const at = new Date('2026-05-01T08:00:00Z');
     for (const userId of ['alice', 'bob']) {
       const name = `garden.${userId}_routine`;

@@ -1,15 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../../../test/support/db.ts';
-import { recordFinishedSkillCall } from '../../../test/support/skill-calls.ts';
-import { SkillRegistry } from '../registry/index.ts';
+import { learnedSkillsIn, recordFinishedSkillCall } from '../../../test/support/learned-skills.ts';
+import type { SkillRegistry } from '../registry/index.ts';
 import { skillsVisibleTo } from '../registry/visible-skills.ts';
-import { type LearnedActor, LearnedSkills } from './learned-skills.ts';
+import type { LearnedActor, LearnedSkills } from './learned-skills.ts';
 
-const BUILTIN = fileURLToPath(new URL('../../../skills/', import.meta.url));
 const DAY = 86_400_000;
 const T0 = new Date('2026-03-01T09:00:00Z');
 
@@ -30,20 +28,8 @@ describeEachBackend('learned skills', (db) => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'steward-learned-'));
-    registry = new SkillRegistry({
-      roots: [
-        { dir: BUILTIN, source: 'builtin' },
-        { dir, source: 'user' },
-      ],
-    });
+    ({ registry, learned } = learnedSkillsIn(db(), dir));
     registry.load();
-    learned = new LearnedSkills({
-      database: db(),
-      skillsDir: dir,
-      builtinDir: BUILTIN,
-      skills: () => registry.snapshot(),
-      reload: () => void registry.load(),
-    });
   });
 
   it('writes a template page owned by its user, as version 1', async () => {
