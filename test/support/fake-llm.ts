@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
 import type { Roster } from '../../src/config/index.ts';
 import { OpenAiCompatibleClient, type OpenAiCompatibleClientOptions } from '../../src/llm/openai-client.ts';
 import { countTokens as countTokensUncached } from '../../src/llm/tokens.ts';
 import type { CacheControl } from '../../src/llm/types.ts';
 import type { WireMessage, WireTool } from '../../src/llm/wire.ts';
+import { useStarted } from './use-started.ts';
 
 /*
  * A strict, scripted OpenAI-compatible server (chat completions + embeddings) on a real port.
@@ -738,25 +738,11 @@ export function fakeLlmClient(
   });
 }
 
-/**
- * The fake LLM of a test file (or `describe` block): started before its tests, closed after
- * them. What it returns stands for the started fake (every read and write goes to it), so it
- * can be handed out while the tests are being declared and used in hooks and tests.
- */
+/** The fake LLM of a test file (or `describe` block), started before its tests, closed after them. */
 export function useFakeLlm(options: FakeLlmOptions = {}): FakeLlm {
-  let started: FakeLlm | null = null;
-  const fake = (): FakeLlm => {
-    if (!started) throw new Error('the fake LLM is used before its beforeAll started it');
-    return started;
-  };
-  beforeAll(async () => {
-    started = await startFakeLlm(options);
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  return new Proxy({} as FakeLlm, {
-    get: (_, key) => Reflect.get(fake(), key),
-    set: (_, key, value) => Reflect.set(fake(), key, value),
-  });
+  return useStarted(
+    'the fake LLM',
+    () => startFakeLlm(options),
+    (fake) => fake.close(),
+  );
 }

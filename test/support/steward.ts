@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import type { TurnOutcome } from '../../src/agents/index.ts';
 import { loadConfig, type ResolvedConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
@@ -9,6 +9,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runt
 import type { Backend, TestDatabase } from './db.ts';
 import { createTestDatabase } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
+import { useStarted } from './use-started.ts';
 
 /** One model per role, so a fake can tell the orchestrator, sub-agents and the sentinel apart. */
 export const ROLE_MODELS = {
@@ -105,40 +106,30 @@ export async function startTestSteward(
 
 /**
  * The Steward of the enclosing `describe` block: started on `fake` (see useFakeLlm) before its
- * tests, closed after them, the fake's script cleared after each test. Its members are there in
- * hooks and tests.
+ * tests, closed after them, the fake's script cleared after each test.
  */
 export function useTestSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: TestStewardOptions & { startTimeoutMs?: number } = {},
+  options: UseStewardOptions = {},
 ): TestSteward {
-  let started: TestSteward | null = null;
-  const steward = (): TestSteward => {
-    if (!started) throw new Error('the test Steward is read before its beforeAll started it');
-    return started;
-  };
-  beforeAll(async () => {
-    started = await startTestSteward(backend, fake, options);
-  }, options.startTimeoutMs);
-  afterAll(async () => {
-    await started?.close();
+  return useScriptedSteward(fake, () => startTestSteward(backend, fake, options), {
+    startMs: options.startTimeoutMs,
   });
+}
+
+export type UseStewardOptions = TestStewardOptions & { startTimeoutMs?: number };
+
+/** What `start` makes, for the enclosing `describe` block as useTestSteward describes it. */
+export function useScriptedSteward<T extends TestSteward>(
+  fake: FakeLlm,
+  start: () => Promise<T>,
+  timeouts: { startMs?: number; stopMs?: number },
+): T {
   afterEach(() => {
     fake.reset();
   });
-  return {
-    get runtime() {
-      return steward().runtime;
-    },
-    get config() {
-      return steward().config;
-    },
-    get db() {
-      return steward().db;
-    },
-    close: () => steward().close(),
-  };
+  return useStarted('the test Steward', start, (steward) => steward.close(), timeouts);
 }
 
 /** Turns typed at the CLI: as `userId`, in `conversationId` or else in a new conversation. */
