@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
+import { type AuthEnv, createServerApp, usageRoutes } from '../../src/server/index.ts';
 import type { TaskContext } from '../../src/tasks/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
@@ -95,4 +96,16 @@ export async function loginAs(
         redirect: 'manual',
       }),
   };
+}
+
+/** The server app (its auth in front) with only `/api/usage` behind it, on `steward`'s runtime. */
+export function usageApiApp(steward: TestSteward): Hono {
+  const api = new Hono<AuthEnv>();
+  api.route('/', usageRoutes({ database: steward.db.database }));
+  return createServerApp({
+    database: steward.db.database,
+    logger: steward.runtime.logger,
+    config: () => steward.runtime.config.get(),
+    api,
+  });
 }
