@@ -26,6 +26,13 @@ import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts
 import { treeSums } from './support/tree-sums.ts';
 
 const VERSION = '0.1.0';
+/** What a backup of `files`' runtime on `database` reads, by this version. */
+const sourcesOf = (files: FilesRuntime, database: Database) => ({
+  database,
+  dataDir: files.dataDir,
+  skillsDir: files.runtime.config.get().skillsDir,
+  stewardVersion: VERSION,
+});
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
 
 /** An empty database on the test server (no tables), dropped with `drop()`. */
@@ -99,15 +106,7 @@ describeEachBackend('backup and restore', (get, backend) => {
     files = await startFilesRuntime(get());
     await seed(files);
     archive = path.join(tmp('archive'), 'backup.tar.gz');
-    await writeBackupFile(
-      {
-        database: get(),
-        dataDir: files.dataDir,
-        skillsDir: files.runtime.config.get().skillsDir,
-        stewardVersion: VERSION,
-      },
-      archive,
-    );
+    await writeBackupFile(sourcesOf(files, get()), archive);
   }, 120_000);
   afterAll(async () => {
     await files?.close();
@@ -424,15 +423,7 @@ describeEachBackend('backup while turns and file writes run', (get, backend) => 
       // Let every writer get going, then back up while they run.
       await until(() => counts.writes >= 3 && counts.tasks >= 3 && counts.turns >= 3, 'the writers to start');
       const before = { ...counts };
-      await writeBackupFile(
-        {
-          database: get(),
-          dataDir: files.dataDir,
-          skillsDir: files.runtime.config.get().skillsDir,
-          stewardVersion: VERSION,
-        },
-        archive,
-      );
+      await writeBackupFile(sourcesOf(files, get()), archive);
       // The writers went on while it ran (on PGlite they waited only while the tables were read).
       await until(() => counts.writes > before.writes && counts.tasks > before.tasks, 'more writes');
     } finally {
