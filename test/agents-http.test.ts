@@ -1,5 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { approve, dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
+import {
+  approve,
+  createTaskScript,
+  dispatch,
+  getResults,
+  reply,
+  run,
+  scriptModels,
+} from './support/agent-scripts.ts';
 import { freePort, startServer } from './support/cli.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { writeTestConfig } from './support/steward.ts';
@@ -136,16 +144,7 @@ describe('POST /api/chat', () => {
   });
 
   it('carries receipts in the SSE done event; a terminal reply ends with their lines unless asked for data', async () => {
-    const create = (title: string) => ({
-      orchestrator: [
-        dispatch({ agent_id: 'maker', mission: `Create the task "${title}"`, skills: ['tasks.create'] }),
-        getResults(),
-        reply(`Added "${title}".`),
-      ],
-      agents: { maker: [run(`tasks.create --title "${title}"`), reply('Created.')] },
-      sentinel: [approve()],
-    });
-    let models = scriptModels(fake, create('Pay rent'));
+    let models = scriptModels(fake, createTaskScript('Pay rent'));
     const streamed = await post(
       '/api/chat',
       { user: 'http-receipts', text: 'Add a task to pay rent', channel: 'cli' },
@@ -166,7 +165,7 @@ describe('POST /api/chat', () => {
     const end = events.find((event) => event.event === 'turn_end')!.data as { receipts: unknown[] };
     expect(end.receipts).toHaveLength(1);
 
-    models = scriptModels(fake, create('Pay tax'));
+    models = scriptModels(fake, createTaskScript('Pay tax'));
     const asData = await post('/api/chat', {
       user: 'http-receipts',
       text: 'Add a task to pay tax',

@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LongPoller } from '../src/channels/telegram/long-polling.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { telegramText } from './support/channel-fixtures.ts';
-import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
+import { useTelegramSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
 describe('Telegram long polling', () => {
@@ -52,25 +51,9 @@ describe('Telegram long polling', () => {
 });
 
 describe(`Telegram without a public URL [${backends().at(-1)}]`, () => {
-  let llm: FakeLlm;
-  let telegram: FakeTelegram;
-  let steward: ChannelSteward;
-  beforeAll(async () => {
-    llm = await startFakeLlm();
-    telegram = await startFakeTelegram();
-    steward = await startChannelSteward(
-      backends().at(-1)!,
-      llm,
-      `channels:
-  allow: ["telegram:1111"]
-  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "unused-secret", api_root: "${telegram.url}" }
-`,
-    );
-  });
-  afterAll(async () => {
-    await steward?.close();
-    await telegram?.close();
-    await llm?.close();
+  const { llm, telegram, steward } = useTelegramSteward(backends().at(-1)!, {
+    allow: ['telegram:1111'],
+    secret: 'unused-secret',
   });
 
   it('long-polls, answers, and serves no webhook', async () => {

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,8 +23,16 @@ import {
 } from '../src/db/index.ts';
 import { type Backend, createTestDatabase, describeEachBackend } from './support/db.ts';
 import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
+import { treeSums } from './support/tree-sums.ts';
 
 const VERSION = '0.1.0';
+/** What a backup of `files`' runtime on `database` reads, by this version. */
+const sourcesOf = (files: FilesRuntime, database: Database) => ({
+  database,
+  dataDir: files.dataDir,
+  skillsDir: files.runtime.config.get().skillsDir,
+  stewardVersion: VERSION,
+});
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
 
 /** An empty database on the test server (no tables), dropped with `drop()`. */
@@ -44,18 +52,6 @@ async function emptyServerDatabase(): Promise<{ url: string; drop(): Promise<voi
       await cleanup.close();
     },
   };
-}
-
-/** Every file below `dir` with its sha256, by path relative to it. */
-function treeSums(dir: string): Record<string, string> {
-  const sums: Record<string, string> = {};
-  if (!existsSync(dir)) return sums;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    sums[path.relative(dir, full)] = createHash('sha256').update(readFileSync(full)).digest('hex');
-  }
-  return sums;
 }
 
 /** Table name → [rows, sha256] of a fresh dump. */
@@ -110,15 +106,7 @@ describeEachBackend('backup and restore', (get, backend) => {
     files = await startFilesRuntime(get());
     await seed(files);
     archive = path.join(tmp('archive'), 'backup.tar.gz');
-    await writeBackupFile(
-      {
-        database: get(),
-        dataDir: files.dataDir,
-        skillsDir: files.runtime.config.get().skillsDir,
-        stewardVersion: VERSION,
-      },
-      archive,
-    );
+    await writeBackupFile(sourcesOf(files, get()), archive);
   }, 120_000);
   afterAll(async () => {
     await files?.close();
@@ -435,15 +423,7 @@ describeEachBackend('backup while turns and file writes run', (get, backend) => 
       // Let every writer get going, then back up while they run.
       await until(() => counts.writes >= 3 && counts.tasks >= 3 && counts.turns >= 3, 'the writers to start');
       const before = { ...counts };
-      await writeBackupFile(
-        {
-          database: get(),
-          dataDir: files.dataDir,
-          skillsDir: files.runtime.config.get().skillsDir,
-          stewardVersion: VERSION,
-        },
-        archive,
-      );
+      await writeBackupFile(sourcesOf(files, get()), archive);
       // The writers went on while it ran (on PGlite they waited only while the tables were read).
       await until(() => counts.writes > before.writes && counts.tasks > before.tasks, 'more writes');
     } finally {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,21 +7,11 @@ import type { Database } from '../src/db/index.ts';
 import { createApiToken, linkIdentity } from '../src/users/index.ts';
 import { describeEachBackend } from './support/db.ts';
 import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
+import { treeSums } from './support/tree-sums.ts';
 
 const ALICE = 'alice-7f3e';
 const ALICE_DIGEST = 'workflows.digest_alicefe';
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
-
-function treeSums(dir: string): Record<string, string> {
-  const sums: Record<string, string> = {};
-  if (!existsSync(dir)) return sums;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    sums[path.relative(dir, full)] = createHash('sha256').update(readFileSync(full)).digest('hex');
-  }
-  return sums;
-}
 
 /** Per table: rows that mention `text` anywhere, and a digest of all the rows that do not. */
 async function mentions(database: Database, text: string) {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadSkillRoots } from '../src/skills/registry/index.ts';
 import { describeEachBackend } from './support/db.ts';
 import { makeDocx, makePdf } from './support/documents.ts';
-import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
+import { expectingStatus, type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
 
 it('lets the orchestrator run only the reading files skills itself', () => {
   const snapshot = loadSkillRoots([
@@ -26,16 +26,7 @@ describeEachBackend('files skills', (db) => {
   });
   afterAll(() => steward.close());
 
-  const ok = async (command: string, user?: string) => {
-    const result = await steward.run(command, user);
-    expect(result.status, `${command}\n${result.content}`).toBe('ok');
-    return result.content;
-  };
-  const error = async (command: string, user?: string) => {
-    const result = await steward.run(command, user);
-    expect(result.status, `${command}\n${result.content}`).toBe('error');
-    return result.content;
-  };
+  const { ok, error } = expectingStatus(() => steward);
 
   it('writes, reads, replaces, lists versions, restores and deletes without losing a version', async () => {
     expect(await ok('files.write --path notes/plan.md --content "# Plan\nfirst draft"')).toMatch(

@@ -17,7 +17,7 @@ import { type AuthEnv, createServerApp, runRoutes } from '../src/server/index.ts
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { describeEachBackend } from './support/db.ts';
 import { type FakeWebhook, startFakeWebhook } from './support/fake-webhook.ts';
-import { type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
+import { expectingStatus, type FilesRuntime, startFilesRuntime } from './support/files-runtime.ts';
 
 describeEachBackend('files: nothing one user does breaks the vault for others', (db) => {
   let steward: FilesRuntime;
@@ -33,16 +33,7 @@ describeEachBackend('files: nothing one user does breaks the vault for others', 
     await webhook.close();
   });
 
-  const ok = async (command: string, user?: string) => {
-    const result = await steward.run(command, user);
-    expect(result.status, `${command}\n${result.content}`).toBe('ok');
-    return result.content;
-  };
-  const error = async (command: string, user?: string) => {
-    const result = await steward.run(command, user);
-    expect(result.status, `${command}\n${result.content}`).toBe('error');
-    return result.content;
-  };
+  const { ok, error } = expectingStatus(() => steward);
   const files = () => steward.runtime.services.files!;
 
   it('keeps the versions of a path apart from the files below a folder of the same name', async () => {

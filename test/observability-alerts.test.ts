@@ -1,11 +1,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { dailyUsage } from '../src/llm/index.ts';
-import { type AuthEnv, createServerApp, usageRoutes } from '../src/server/index.ts';
 import { SkillExecutor } from '../src/skills/executor/index.ts';
 import { loadSkillRoots } from '../src/skills/registry/index.ts';
 import { defineHandler } from '../src/skills/types.ts';
@@ -17,6 +15,7 @@ import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { startFakeSmtp } from './support/fake-smtp.ts';
 import { type FakeWebhook, startFakeWebhook } from './support/fake-webhook.ts';
 import { startTestSteward, type TestSteward } from './support/steward.ts';
+import { usageApiApp } from './support/web.ts';
 
 /*
  * Alerts that reach the Google Chat webhook from a running Steward: breaker openings, sentinel
@@ -214,14 +213,7 @@ for (const backend of backends()) {
       ]);
 
       // GET /api/usage: the owner sees every user, a user's own token only that user.
-      const api = new Hono<AuthEnv>();
-      api.route('/', usageRoutes({ database: steward.db.database }));
-      const app = createServerApp({
-        database: steward.db.database,
-        logger: steward.runtime.logger,
-        config: () => steward.runtime.config.get(),
-        api,
-      });
+      const app = usageApiApp(steward);
       const usageOf = async (query: string, token?: string) => {
         const response = await app.request(`/api/usage${query}`, {
           headers: token ? { authorization: `Bearer ${token}` } : {},

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TurnOutcome } from '../src/agents/index.ts';
 import { formatCommand, learnedSkillsFor } from '../src/skills/index.ts';
 import {
@@ -16,8 +16,8 @@ import {
   scriptModels,
 } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
-import { startTestSteward, type TestSteward } from './support/steward.ts';
+import { useFakeLlm } from './support/fake-llm.ts';
+import { useTestSteward } from './support/steward.ts';
 
 /*
  * Steward learning a procedure end to end with the scripted models: proposing it after a
@@ -49,27 +49,14 @@ const write = (name: string, body = BODY) =>
     body: body.replaceAll(SKILL, name),
   });
 
-let fake: FakeLlm;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-});
-afterAll(async () => {
-  await fake?.close();
-});
+const fake = useFakeLlm();
 
 for (const backend of backends()) {
   describe(`learning skills [${backend}]`, () => {
-    let steward: TestSteward;
+    const steward = useTestSteward(backend, fake, { startTimeoutMs: 180_000 });
     let file: string;
-    beforeAll(async () => {
-      steward = await startTestSteward(backend, fake);
+    beforeAll(() => {
       file = path.join(steward.config.skillsDir, 'travel', 'prepare_trip.md');
-    }, 180_000);
-    afterAll(async () => {
-      await steward?.close();
-    });
-    afterEach(() => {
-      fake.reset();
     });
 
     const say = (userId: string, text: string, newConversation = false): Promise<TurnOutcome> =>

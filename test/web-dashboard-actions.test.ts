@@ -1,14 +1,14 @@
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDbUsageRecorder } from '../src/llm/index.ts';
 import { createTask } from '../src/tasks/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { backends } from './support/db.ts';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { useFakeLlm } from './support/fake-llm.ts';
 import { runAsCli } from './support/steward.ts';
-import { loginAs, OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
+import { loginAs, OWNER_TOKEN, useWebSteward } from './support/web.ts';
 
 /*
  * The dashboard's actions over HTTP: tasks filtered, marked done, edited and archived;
@@ -22,26 +22,19 @@ const noticeOf = (response: Response) =>
 
 for (const backend of backends()) {
   describe(`dashboard actions [${backend}]`, () => {
-    let fake: FakeLlm;
-    let steward: WebSteward;
     const logFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-logs-')), 'steward.log');
     const logLine = (level: number, msg: string, fields: Record<string, unknown> = {}) =>
       `${JSON.stringify({ level, time: Date.now(), pid: 1, hostname: 'h', msg, ...fields })}\n`;
-    beforeAll(async () => {
-      fake = await startFakeLlm();
+    const fake = useFakeLlm();
+    beforeAll(() => {
       writeFileSync(
         logFile,
         logLine(30, 'Steward is listening') +
           logLine(40, 'slow disk', { path: '/data' }) +
           logLine(50, 'request failed <b>'),
       );
-      steward = await startWebSteward(backend, fake, { logFile });
-    }, 180_000);
-    afterAll(async () => {
-      await steward?.stop();
-      await fake?.close();
-    }, 120_000);
-    afterEach(() => fake.reset());
+    });
+    const steward = useWebSteward(backend, fake, { logFile });
 
     const ctx = (userId: string) => ({
       database: steward.runtime.database,

@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTask } from '../src/tasks/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { createLoginCode, LoginThrottle, markdownToHtml, webRoutes } from '../src/web/index.ts';
 import { approve, dispatch, getResults, reply, run, scriptModels, slow } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { useFakeLlm } from './support/fake-llm.ts';
 import { runAsCli } from './support/steward.ts';
-import { loginAs, OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
+import { loginAs, OWNER_TOKEN, useWebSteward } from './support/web.ts';
 
 /*
  * The dashboard over HTTP: login (cookie, throttle, one-time links, logout, CSRF), every page,
@@ -63,17 +63,8 @@ describe('login throttle', () => {
 
 for (const backend of backends()) {
   describe(`dashboard [${backend}]`, () => {
-    let fake: FakeLlm;
-    let steward: WebSteward;
-    beforeAll(async () => {
-      fake = await startFakeLlm();
-      steward = await startWebSteward(backend, fake);
-    }, 180_000);
-    afterAll(async () => {
-      await steward?.stop();
-      await fake?.close();
-    }, 120_000);
-    afterEach(() => fake.reset());
+    const fake = useFakeLlm();
+    const steward = useWebSteward(backend, fake);
 
     it('sends every page to /login without a session; the login page has a token field', async () => {
       for (const path of [...PAGES, '/turns/abc']) {

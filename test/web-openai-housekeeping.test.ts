@@ -1,10 +1,10 @@
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { housekeepingKind } from '../src/web/openai-housekeeping.ts';
 import { backends } from './support/db.ts';
-import { type FakeLlm, type FakeRequest, startFakeLlm } from './support/fake-llm.ts';
+import { type FakeRequest, useFakeLlm } from './support/fake-llm.ts';
 import { CHORES } from './support/fixtures/chat-clients/chores.ts';
-import { OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
+import { OWNER_TOKEN, useWebSteward } from './support/web.ts';
 
 /*
  * Chat clients' housekeeping requests (titles, tags, follow-ups, autocompletion) on
@@ -16,21 +16,14 @@ const TITLE = '{ "title": "Harbour Report Task" }';
 
 for (const backend of backends()) {
   describe(`housekeeping requests on /v1/chat/completions [${backend}]`, () => {
-    let fake: FakeLlm;
-    let steward: WebSteward;
+    const fake = useFakeLlm();
+    const steward = useWebSteward(backend, fake);
     let client: OpenAI;
     const seen: FakeRequest[] = [];
-    beforeAll(async () => {
-      fake = await startFakeLlm();
-      steward = await startWebSteward(backend, fake);
+    beforeAll(() => {
       client = new OpenAI({ apiKey: OWNER_TOKEN, baseURL: `${steward.url}/v1`, maxRetries: 0 });
-    }, 180_000);
-    afterAll(async () => {
-      await steward?.stop();
-      await fake?.close();
-    }, 120_000);
+    });
     afterEach(() => {
-      fake.reset();
       seen.length = 0;
     });
 

@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { openAiConversationId } from '../src/web/index.ts';
-import { approve, dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
+import { createTaskScript, reply, scriptModels } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
-import { OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
+import { useFakeLlm } from './support/fake-llm.ts';
+import { OWNER_TOKEN, useWebSteward } from './support/web.ts';
 
 /*
  * `/v1/models` and `/v1/chat/completions` through the `openai` npm client: a completion, a
@@ -15,19 +15,12 @@ import { OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts'
 
 for (const backend of backends()) {
   describe(`OpenAI-compatible API [${backend}]`, () => {
-    let fake: FakeLlm;
-    let steward: WebSteward;
+    const fake = useFakeLlm();
+    const steward = useWebSteward(backend, fake);
     let client: OpenAI;
-    beforeAll(async () => {
-      fake = await startFakeLlm();
-      steward = await startWebSteward(backend, fake);
+    beforeAll(() => {
       client = new OpenAI({ apiKey: OWNER_TOKEN, baseURL: `${steward.url}/v1`, maxRetries: 0 });
-    }, 180_000);
-    afterAll(async () => {
-      await steward?.stop();
-      await fake?.close();
-    }, 120_000);
-    afterEach(() => fake.reset());
+    });
 
     it('lists the model steward', async () => {
       const models = await client.models.list();
@@ -104,16 +97,7 @@ for (const backend of backends()) {
     });
 
     it('carries receipts as data beside the choices, never as lines in the content', async () => {
-      const create = (title: string) => ({
-        orchestrator: [
-          dispatch({ agent_id: 'maker', mission: `Create the task "${title}"`, skills: ['tasks.create'] }),
-          getResults(),
-          reply(`Added "${title}".`),
-        ],
-        agents: { maker: [run(`tasks.create --title "${title}"`), reply('Created.')] },
-        sentinel: [approve()],
-      });
-      let models = scriptModels(fake, create('Call mum'));
+      let models = scriptModels(fake, createTaskScript('Call mum'));
       const completion = (await client.chat.completions.create({
         model: 'steward',
         messages: [{ role: 'user', content: 'Add a task to call mum' }],
@@ -130,7 +114,7 @@ for (const backend of backends()) {
         },
       ]);
 
-      models = scriptModels(fake, create('Call dad'));
+      models = scriptModels(fake, createTaskScript('Call dad'));
       const stream = await client.chat.completions.create({
         model: 'steward',
         messages: [{ role: 'user', content: 'Add a task to call dad' }],

@@ -1,8 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dailyWebCalls } from '../src/integrations/index.ts';
-import { type AuthEnv, createServerApp, usageRoutes } from '../src/server/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
 import { backends } from './support/db.ts';
 import { makePdf } from './support/documents.ts';
@@ -15,6 +13,7 @@ import {
   startFakeSearxng,
 } from './support/fake-web-search.ts';
 import { startTestSteward, type TestSteward } from './support/steward.ts';
+import { usageApiApp } from './support/web.ts';
 
 /*
  * web.search and web.fetch through the real executor and runtime, against local fakes of Brave
@@ -427,14 +426,7 @@ for (const backend of backends()) {
 
       it('GET /api/usage lists web calls beside the LLM days, each user seeing only their own', async () => {
         await ensureUser(steward.db.database, 'budgeted');
-        const api = new Hono<AuthEnv>();
-        api.route('/', usageRoutes({ database: steward.db.database }));
-        const app = createServerApp({
-          database: steward.db.database,
-          logger: steward.runtime.logger,
-          config: () => steward.runtime.config.get(),
-          api,
-        });
+        const app = usageApiApp(steward);
         const usage = async (token?: string) =>
           (await (
             await app.request('/api/usage?days=1', {

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Hono } from 'hono';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TurnOutcome } from '../src/agents/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logging/logger.ts';
 import { type AuthEnv, createServerApp, runRoutes } from '../src/server/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
@@ -18,8 +17,8 @@ import {
   scriptModels,
 } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
-import { ROLE_MODELS, startTestSteward, type TestSteward } from './support/steward.ts';
+import { useFakeLlm } from './support/fake-llm.ts';
+import { cliTurns, ROLE_MODELS, runAsCli, useTestSteward } from './support/steward.ts';
 
 /*
  * One user's workflow is invisible to every other user: not in get_skill, listings, search,
@@ -32,39 +31,18 @@ const DESCRIPTION = 'Secret launch checklist';
 const BUILD =
   'workflow.build --name morning_plan --description "Secret launch checklist" --steps "Use tasks.search to list open tasks" --schedule "0 9 * * *" --timezone UTC';
 
-let fake: FakeLlm;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-});
-afterAll(async () => {
-  await fake?.close();
-});
+const fake = useFakeLlm();
 
 for (const backend of backends()) {
   describe(`workflow privacy [${backend}]`, () => {
-    let steward: TestSteward;
+    const steward = useTestSteward(backend, fake, { startTimeoutMs: 180_000 });
     let workflowFile: string;
-    beforeAll(async () => {
-      steward = await startTestSteward(backend, fake);
+    beforeAll(() => {
       workflowFile = path.join(steward.config.skillsDir, 'workflows', 'morning_plan.md');
-    }, 180_000);
-    afterAll(async () => {
-      await steward?.close();
-    });
-    afterEach(() => {
-      fake.reset();
     });
 
-    const say = (userId: string, text: string): Promise<TurnOutcome> =>
-      steward.runtime.engine.handle({ userId, text, channel: 'cli', newConversation: true });
-    const exec = (userId: string, command: string) =>
-      steward.runtime.executor.execute({
-        command,
-        caller: { kind: 'cli' },
-        user: { id: userId, timezone: 'UTC' },
-        channel: 'cli',
-        confirmed: true,
-      });
+    const say = cliTurns(steward);
+    const exec = (userId: string, command: string) => runAsCli(steward.runtime, userId, command);
     /** What telling apart "exists but not yours" from "does not exist" would need: never there. */
     const expectNoTrace = (text: string) => {
       expect(text).not.toContain('morning_plan');

@@ -265,7 +265,7 @@ export class DeliveryRouter {
   ): Promise<Target | null> {
     for (const identity of await identitiesByPreference(db, userId)) {
       const adapter = this.#deps.adapter(identity.channel as ChannelName);
-      const chatId = adapter ? (identity.directChatId ?? adapter.directChatId(identity.externalId)) : null;
+      const chatId = adapter ? (identity.directChatId ?? directChatIdOf(adapter, identity.externalId)) : null;
       if (!adapter || !chatId) continue;
       if (tried.some((attempt) => attempt.channel === adapter.name && attempt.chatId === chatId)) continue;
       return { channel: adapter.name, chatId, adapter };
@@ -281,4 +281,9 @@ export class DeliveryRouter {
       `delivery:${deliveryId}:${attempt}`,
     ).map((part) => ({ ...part, deliveryId }));
   }
+}
+
+/** Where a direct message to `senderId` goes on `adapter` (the id itself unless it says otherwise). */
+function directChatIdOf(adapter: ChannelAdapter, senderId: string): string | null {
+  return adapter.directChatId ? adapter.directChatId(senderId) : senderId;
 }

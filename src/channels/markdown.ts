@@ -15,6 +15,15 @@ export type MarkdownRenderer = {
   quote?(inner: string): string;
 };
 
+/** A quote as each of its lines after `prefix` (`> ` in most chat markups). */
+export function quoteLines(prefix: string): (inner: string) => string {
+  return (inner) =>
+    inner
+      .split('\n')
+      .map((line) => `${prefix}${line}`)
+      .join('\n');
+}
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL never belongs in a chat message
 const NUL = /\u0000/g;
 const LINK = /^(https?:\/\/|mailto:)/i;
@@ -64,12 +73,7 @@ function block(token: Token, renderer: MarkdownRenderer, indent: string): string
       return list(token as Tokens.List, renderer, indent);
     case 'blockquote': {
       const inner = blocks((token as Tokens.Blockquote).tokens, renderer, '').replace(/\n+$/, '');
-      return renderer.quote
-        ? renderer.quote(inner)
-        : inner
-            .split('\n')
-            .map((line) => `${renderer.escape('> ')}${line}`)
-            .join('\n');
+      return (renderer.quote ?? quoteLines(renderer.escape('> ')))(inner);
     }
     case 'hr':
       return '———';

@@ -61,28 +61,21 @@ export function channelConfigProblems(config: ResolvedConfig): Partial<Record<Ch
         : 'SLACK_SIGNING_SECRET is set without SLACK_BOT_TOKEN: set SLACK_BOT_TOKEN (OAuth & Permissions → Bot User OAuth Token)',
     );
   }
-  const whatsappSettings = {
+  const whatsappMissing = unsetWhenPartlySet({
     WHATSAPP_ACCESS_TOKEN: whatsapp.access_token,
     WHATSAPP_APP_SECRET: whatsapp.app_secret,
     WHATSAPP_VERIFY_TOKEN: whatsapp.verify_token,
     WHATSAPP_PHONE_NUMBER_ID: whatsapp.phone_number_id,
-  };
-  const missing = Object.entries(whatsappSettings)
-    .filter(([, value]) => !value)
-    .map(([name]) => name);
-  if (missing.length > 0 && missing.length < 4)
-    add('whatsapp', `WhatsApp is partly configured: set ${missing.join(', ')}`);
+  });
+  if (whatsappMissing.length)
+    add('whatsapp', `WhatsApp is partly configured: set ${whatsappMissing.join(', ')}`);
   const { matrix } = config.channels;
-  const matrixSettings = {
+  const matrixMissing = unsetWhenPartlySet({
     MATRIX_HOMESERVER_URL: matrix.homeserver_url,
     MATRIX_ACCESS_TOKEN: matrix.access_token,
     MATRIX_USER_ID: matrix.user_id,
-  };
-  const matrixMissing = Object.entries(matrixSettings)
-    .filter(([, value]) => !value)
-    .map(([name]) => name);
-  if (matrixMissing.length > 0 && matrixMissing.length < 3)
-    add('matrix', `Matrix is partly configured: set ${matrixMissing.join(', ')}`);
+  });
+  if (matrixMissing.length) add('matrix', `Matrix is partly configured: set ${matrixMissing.join(', ')}`);
   const { signal } = config.channels;
   if (Boolean(signal.cli_url) !== Boolean(signal.number)) {
     add(
@@ -184,8 +177,16 @@ export async function createChannelAdapters(
   const adapters = candidates.filter((adapter): adapter is ChannelAdapter => adapter !== null);
   const problems = channelConfigProblems(config);
   for (const adapter of adapters) {
-    const own = adapter.problems();
+    const own = adapter.problems?.() ?? [];
     if (own.length) problems[adapter.name] = [...(problems[adapter.name] ?? []), ...own];
   }
   return { adapters, problems };
+}
+
+/** The settings left unset when some, not all, of `settings` are set (a channel half configured). */
+function unsetWhenPartlySet(settings: Record<string, string | undefined>): string[] {
+  const unset = Object.entries(settings)
+    .filter(([, value]) => !value)
+    .map(([name]) => name);
+  return unset.length < Object.keys(settings).length ? unset : [];
 }

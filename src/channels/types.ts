@@ -7,14 +7,15 @@ export { CHANNEL_NAMES, type ChannelName };
 /** How a channel's messages arrive (see ChannelAdapter.mode). */
 export type ChannelMode = 'webhook' | 'polling' | 'socket';
 
-/** What a channel can do, so the gateway never asks for more. */
+/** What a channel can do, so the gateway never asks for more; a flag left out is false. */
 export type ChannelCapabilities = {
-  /** Shows "typing…" while a turn runs. */
-  typingIndicator: boolean;
   /** Longest text one message may carry; longer replies are split on paragraph boundaries. */
   maxLength: number;
-  voice: boolean;
-  attachments: boolean;
+  /** Shows "typing…" while a turn runs. */
+  typingIndicator?: boolean;
+  /** Sends voice messages (spoken replies). */
+  voice?: boolean;
+  attachments?: boolean;
   /**
    * A stranger is told their pairing code once, never again however often they write (email,
    * where answering every message could feed a loop). Default: the code is repeated.
@@ -131,8 +132,11 @@ export interface ChannelAdapter {
    * public URL, Matrix's /sync); `socket`: over a connection Steward keeps open (Discord's Gateway).
    */
   readonly mode?: ChannelMode;
-  /** Webhook routes, mounted under /webhooks; null for a channel with none (Telegram polling). */
-  routes(gateway: GatewayPort, guard: WebhookGuard): Hono | null;
+  /**
+   * Webhook routes, mounted under /webhooks; null or left out for a channel with none (Telegram
+   * polling, Matrix /sync, Discord's Gateway, Signal, email).
+   */
+  routes?(gateway: GatewayPort, guard: WebhookGuard): Hono | null;
   send(message: OutboundMessage, signal: AbortSignal): Promise<SendResult>;
   /** Markdown to the channel's own markup (Telegram HTML, Slack mrkdwn…). */
   format(markdown: string): string;
@@ -143,13 +147,17 @@ export interface ChannelAdapter {
    * is retried); the error never carries a token.
    */
   fetchMedia?(media: InboundMedia, signal: AbortSignal): Promise<Uint8Array>;
-  /** Where a direct message to this sender goes, when not learned from a conversation. */
-  directChatId(senderId: string): string | null;
+  /**
+   * Where a direct message to this sender goes, when not learned from a conversation; null when
+   * none can be made up (a Matrix room, a Google Chat space). Left out: the sender's id itself
+   * (a Telegram private chat, a Slack DM by user id, a phone number, an address).
+   */
+  directChatId?(senderId: string): string | null;
   /** Background work (long polling, setWebhook). Failures are logged, never thrown. */
   start?(gateway: GatewayPort): Promise<void>;
   stop?(): Promise<void>;
-  /** Settings this channel is missing or contradicting, each with what to set. */
-  problems(): string[];
+  /** Settings this channel is missing or contradicting, each with what to set; left out: none. */
+  problems?(): string[];
   /**
    * One harmless call with the configured credentials (Telegram getMe, Slack auth.test…) that
    * proves the platform answers and accepts them. Must not throw; never puts a secret in its text.

@@ -28,7 +28,7 @@ export function webhookRoutes(
     onVerification: deps.onVerification,
   });
   for (const adapter of gateway.adapters) {
-    const routes = adapter.routes(gateway, guard);
+    const routes = adapter.routes?.(gateway, guard);
     if (routes) app.route('/', routes);
   }
   app.all('*', (c) =>

@@ -4,7 +4,7 @@ import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
 import { connectAccount, type Integrations, PROVIDERS } from '../integrations/index.ts';
 import { ensureUser, userIdProblem } from '../users/index.ts';
-import type { AuthEnv } from './auth.ts';
+import { type AuthEnv, ownerOnly } from './auth.ts';
 import { badRequest } from './input.ts';
 
 const connectBody = z
@@ -24,14 +24,7 @@ export function accountRoutes(deps: {
   settings: () => { apiUrl?: string; hubspotBaseUrl?: string };
 }): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
-  app.use('/accounts/*', async (c, next) => {
-    if (!c.get('principal').owner)
-      return c.json(
-        { error: 'forbidden', message: "Only the owner's token (STEWARD_API_TOKEN) connects accounts." },
-        403,
-      );
-    return next();
-  });
+  app.use('/accounts/*', ownerOnly('connects accounts'));
   app.post('/accounts/connect', async (c) => {
     const parsed = connectBody.safeParse(await c.req.json().catch(() => null));
     if (!parsed.success)

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Database } from '../db/index.ts';
 import { createApiToken, ensureUser, listApiTokens, revokeApiToken, userIdProblem } from '../users/index.ts';
-import type { AuthEnv } from './auth.ts';
+import { type AuthEnv, ownerOnly } from './auth.ts';
 import { badRequest } from './input.ts';
 
 const createBody = z.object({ user: z.string(), name: z.string().max(100).optional() }).strict();
@@ -13,24 +13,9 @@ const createBody = z.object({ user: z.string(), name: z.string().max(100).option
  */
 export function tokenRoutes(database: Database): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
-  app.use('/tokens/*', async (c, next) => {
-    if (!c.get('principal').owner) {
-      return c.json(
-        { error: 'forbidden', message: "Only the owner's token (STEWARD_API_TOKEN) manages tokens." },
-        403,
-      );
-    }
-    return next();
-  });
-  app.use('/tokens', async (c, next) => {
-    if (!c.get('principal').owner) {
-      return c.json(
-        { error: 'forbidden', message: "Only the owner's token (STEWARD_API_TOKEN) manages tokens." },
-        403,
-      );
-    }
-    return next();
-  });
+  const owner = ownerOnly('manages tokens');
+  app.use('/tokens/*', owner);
+  app.use('/tokens', owner);
   app.post('/tokens', async (c) => {
     const parsed = createBody.safeParse(await c.req.json().catch(() => null));
     if (!parsed.success) return badRequest(c, 'Send JSON {"user": "<user id>", "name": "laptop"}.');

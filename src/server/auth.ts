@@ -106,3 +106,15 @@ export function mayRead(c: Context<AuthEnv>, userId: string): boolean {
   const principal = c.get('principal');
   return principal.owner || principal.userId === userId;
 }
+
+/** Lets only the owner's token through; anyone else gets a 403 saying only it `does` this. */
+export function ownerOnly(does: string): MiddlewareHandler<AuthEnv> {
+  return async (c, next) => {
+    if (!c.get('principal').owner)
+      return c.json(
+        { error: 'forbidden', message: `Only the owner's token (STEWARD_API_TOKEN) ${does}.` },
+        403,
+      );
+    return next();
+  };
+}

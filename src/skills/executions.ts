@@ -81,21 +81,35 @@ export async function startSkillCall(db: Queryable, record: ExecutionRecord, sta
     `INSERT INTO skill_executions
        (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, skill, command, flags, status, started_at, receipt)
      VALUES ($1, $2, $3, $4, $5, 'skill', $6, $7, $8, $9, $10, 'running', $11, $12)`,
-    [
-      record.id,
-      record.parentId,
-      record.turnId,
-      record.userId,
-      record.conversationId,
-      record.agentId,
-      storable(record.mission),
-      record.skill,
-      storableText(record.command),
-      record.flags === null ? null : storableText(JSON.stringify(record.flags)),
-      startedAt,
-      storable(record.receipt),
-    ],
+    [...skillRowValues(record), startedAt, storable(record.receipt)],
   );
+}
+
+/** `$1`…`$10` of a skill row: the columns every row starts with, then skill, command and flags. */
+function skillRowValues(record: ExecutionRecord): unknown[] {
+  return [
+    ...rowStart(record),
+    record.skill,
+    storableText(record.command),
+    record.flags === null ? null : storableText(JSON.stringify(record.flags)),
+  ];
+}
+
+/** `$1`…`$7` of every row: id, parent_id, turn_id, user_id, conversation_id, agent_id, mission. */
+function rowStart(
+  record: Pick<ExecutionRecord, 'id' | 'turnId' | 'userId' | 'conversationId' | 'agentId' | 'mission'> & {
+    parentId?: string | null;
+  },
+): unknown[] {
+  return [
+    record.id,
+    record.parentId ?? null,
+    record.turnId,
+    record.userId,
+    record.conversationId,
+    record.agentId,
+    storable(record.mission),
+  ];
 }
 
 export type SkillCallEnd = {
@@ -142,16 +156,7 @@ export async function recordSkillCall(
        (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, skill, command, flags, status, result, error, started_at, finished_at, duration_ms, receipt)
      VALUES ($1, $2, $3, $4, $5, 'skill', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
     [
-      record.id,
-      record.parentId,
-      record.turnId,
-      record.userId,
-      record.conversationId,
-      record.agentId,
-      storable(record.mission),
-      record.skill,
-      storableText(record.command),
-      record.flags === null ? null : storableText(JSON.stringify(record.flags)),
+      ...skillRowValues(record),
       end.status,
       storable(end.result),
       storable(end.error),
@@ -176,19 +181,15 @@ export type AgentRecord = {
 
 export async function startAgentRow(db: Queryable, record: AgentRecord): Promise<void> {
   await db.query(
-    `INSERT INTO skill_executions (id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status)
-     VALUES ($1, $2, $3, $4, 'agent', $5, $6, $7, $8, 'running')`,
-    [
-      record.id,
-      record.turnId,
-      record.userId,
-      record.conversationId,
-      record.agentId,
-      storableText(record.mission),
-      storableText(JSON.stringify(record.spec)),
-      JSON.stringify(record.dependsOn),
-    ],
+    `INSERT INTO skill_executions (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status)
+     VALUES ($1, $2, $3, $4, $5, 'agent', $6, $7, $8, $9, 'running')`,
+    agentRowValues(record),
   );
+}
+
+/** `$1`…`$9` of an agent row: the columns every row starts with (no parent), then flags and depends_on. */
+function agentRowValues(record: AgentRecord): unknown[] {
+  return [...rowStart(record), storableText(JSON.stringify(record.spec)), JSON.stringify(record.dependsOn)];
 }
 
 export type AgentEnd = {
@@ -335,24 +336,7 @@ export type AgentRecordRow = {
 
 /** Every sub-agent row of a turn, oldest first, with its skill calls. */
 export async function agentRecordsOfTurn(db: Queryable, turnId: string): Promise<AgentRecordRow[]> {
-  const rows = await db.query<{
-    id: string;
-    parent_id: string | null;
-    kind: 'agent' | 'skill';
-    agent_id: string | null;
-    mission: string | null;
-    skill: string | null;
-    command: string | null;
-    flags: unknown;
-    depends_on: string[] | null;
-    status: string;
-    result: string | null;
-    error: string | null;
-    transcript: unknown;
-    usage: unknown;
-    duration_ms: number | null;
-    receipt: string | null;
-  }>(
+  const rows = await db.query<Omit<Row, 'started_at' | 'finished_at'> & { transcript: unknown }>(
     `SELECT id, parent_id, kind, agent_id, mission, skill, command, flags, depends_on, status, result, error,
             transcript, usage, duration_ms, receipt
      FROM skill_executions WHERE turn_id = $1 ORDER BY started_at, id`,
@@ -397,19 +381,8 @@ export async function recordSkippedAgent(
 ): Promise<void> {
   await db.query(
     `INSERT INTO skill_executions
-       (id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status, result, error, finished_at, duration_ms)
-     VALUES ($1, $2, $3, $4, 'agent', $5, $6, $7, $8, 'skipped', $9, $10, now(), 0)`,
-    [
-      record.id,
-      record.turnId,
-      record.userId,
-      record.conversationId,
-      record.agentId,
-      storableText(record.mission),
-      storableText(JSON.stringify(record.spec)),
-      JSON.stringify(record.dependsOn),
-      storableText(skipped.result),
-      storableText(skipped.reason),
-    ],
+       (id, parent_id, turn_id, user_id, conversation_id, kind, agent_id, mission, flags, depends_on, status, result, error, finished_at, duration_ms)
+     VALUES ($1, $2, $3, $4, $5, 'agent', $6, $7, $8, $9, 'skipped', $10, $11, now(), 0)`,
+    [...agentRowValues(record), storableText(skipped.result), storableText(skipped.reason)],
   );
 }

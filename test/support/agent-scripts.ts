@@ -196,6 +196,34 @@ export function toolResults(request: FakeRequest): string[] {
   );
 }
 
+/**
+ * A turn in which the sub-agent `maker` creates the task `title` (the sentinel approving) and
+ * the reply says so: what a test needs for one receipt.
+ */
+export function createTaskScript(title: string): ModelScript {
+  return {
+    orchestrator: [
+      dispatch({ agent_id: 'maker', mission: `Create the task "${title}"`, skills: ['tasks.create'] }),
+      getResults(),
+      reply(`Added "${title}".`),
+    ],
+    agents: { maker: [run(`tasks.create --title "${title}"`), reply('Created.')] },
+    sentinel: [approve()],
+  };
+}
+
+/** What get_results tells the orchestrator (the JSON of its tool result). */
+export type AgentsResult = {
+  agents: Array<{
+    agent_id: string;
+    status: string;
+    result: string;
+    error?: string;
+    skipped_because?: string;
+    skill_calls?: Array<{ skill: string; status: string; note?: string }>;
+  }>;
+};
+
 export function lastToolResult(request: FakeRequest): string {
   const results = toolResults(request);
   const last = results.at(-1);

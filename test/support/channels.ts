@@ -4,8 +4,10 @@ import { loadConfig } from '../../src/config/index.ts';
 import { type Logger, silentLogger } from '../../src/logging/logger.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import type { Backend, TestDatabase } from './db.ts';
-import type { FakeLlm } from './fake-llm.ts';
+import { type FakeLlm, useFakeLlm } from './fake-llm.ts';
+import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './fake-telegram.ts';
 import { startTestSteward, type TestSteward, writeTestConfig } from './steward.ts';
+import { useStarted } from './use-started.ts';
 
 export type ChannelSteward = TestSteward & {
   /** The HTTP app with /webhooks mounted, for `app.request()`. */
@@ -60,6 +62,42 @@ export async function startChannelSteward(
       return Number(rows[0]?.count ?? 0);
     },
   };
+}
+
+export type TelegramChannelOptions = {
+  /** STEWARD_ALLOW entries (`telegram:1111`). */
+  allow: string[];
+  secret: string;
+  /** Webhook mode behind this URL; without one, long polling. */
+  publicUrl?: string;
+};
+
+/** The `channels:` block for Telegram on the fake `telegram`. */
+export function telegramChannelYaml(telegram: FakeTelegram, options: TelegramChannelOptions): string {
+  const publicUrl = options.publicUrl ? `  public_url: "${options.publicUrl}"\n` : '';
+  const allow = options.allow.map((entry) => `"${entry}"`).join(', ');
+  return `channels:
+${publicUrl}  allow: [${allow}]
+  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${options.secret}", api_root: "${telegram.url}" }
+`;
+}
+
+/**
+ * For the enclosing `describe` block: a fake LLM, a fake Telegram and a channel Steward with
+ * Telegram on it, started before its tests and closed after them.
+ */
+export function useTelegramSteward(
+  backend: Backend,
+  options: TelegramChannelOptions,
+): { llm: FakeLlm; telegram: FakeTelegram; steward: ChannelSteward } {
+  const llm = useFakeLlm();
+  const telegram = useStarted(
+    'the fake Telegram',
+    () => startFakeTelegram(),
+    (fake) => fake.close(),
+  );
+  const start = () => startChannelSteward(backend, llm, telegramChannelYaml(telegram, options));
+  return { llm, telegram, steward: useStarted('the channel Steward', start, (steward) => steward.close()) };
 }
 
 /**

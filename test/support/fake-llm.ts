@@ -6,6 +6,7 @@ import { OpenAiCompatibleClient, type OpenAiCompatibleClientOptions } from '../.
 import { countTokens as countTokensUncached } from '../../src/llm/tokens.ts';
 import type { CacheControl } from '../../src/llm/types.ts';
 import type { WireMessage, WireTool } from '../../src/llm/wire.ts';
+import { useStarted } from './use-started.ts';
 
 /*
  * A strict, scripted OpenAI-compatible server (chat completions + embeddings) on a real port.
@@ -735,4 +736,13 @@ export function fakeLlmClient(
     random: () => 0.5,
     ...overrides,
   });
+}
+
+/** The fake LLM of a test file (or `describe` block), started before its tests, closed after them. */
+export function useFakeLlm(options: FakeLlmOptions = {}): FakeLlm {
+  return useStarted(
+    'the fake LLM',
+    () => startFakeLlm(options),
+    (fake) => fake.close(),
+  );
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import type { Database } from '../../src/db/index.ts';
 import { type DriveConnector, FILES_INDEX_JOB } from '../../src/files/index.ts';
@@ -20,6 +21,19 @@ export type FilesRuntime = {
   index(): Promise<number>;
   close(): Promise<void>;
 };
+
+/**
+ * `ok` and `error` run a command on `steward()`, assert its status (showing the command and what
+ * it answered when it differs) and return its content.
+ */
+export function expectingStatus(steward: () => FilesRuntime) {
+  const expecting = (status: 'ok' | 'error') => async (command: string, user?: string) => {
+    const result = await steward().run(command, user);
+    expect(result.status, `${command}\n${result.content}`).toBe(status);
+    return result.content;
+  };
+  return { ok: expecting('ok'), error: expecting('error') };
+}
 
 /** A runtime without any LLM on an existing test database, with its own data dir. */
 export async function startFilesRuntime(

@@ -1,12 +1,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
+import type { TurnOutcome } from '../../src/agents/index.ts';
 import { loadConfig, type ResolvedConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
 import type { Backend, TestDatabase } from './db.ts';
 import { createTestDatabase } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
+import { useStarted } from './use-started.ts';
 
 /** One model per role, so a fake can tell the orchestrator, sub-agents and the sentinel apart. */
 export const ROLE_MODELS = {
@@ -64,17 +67,19 @@ export type TestSteward = {
   close(): Promise<void>;
 };
 
+export type TestStewardOptions = {
+  extraYaml?: string;
+  memory?: boolean;
+  llmYaml?: string;
+  /** Fakes at the boundary the runtime takes as options (the webhook limiter, listener and logger). */
+  runtime?: Pick<RuntimeOptions, 'webhooks' | 'logFile'>;
+};
+
 /** A full runtime in this process, on a fresh test database, talking to `fake`. */
 export async function startTestSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: {
-    extraYaml?: string;
-    memory?: boolean;
-    llmYaml?: string;
-    /** Fakes at the boundary the runtime takes as options (the webhook limiter, listener and logger). */
-    runtime?: Pick<RuntimeOptions, 'webhooks' | 'logFile'>;
-  } = {},
+  options: TestStewardOptions = {},
 ): Promise<TestSteward> {
   const { dir, env } = writeTestConfig(fake.url, options.extraYaml, {
     memory: options.memory,
@@ -97,4 +102,43 @@ export async function startTestSteward(
       await db.drop();
     },
   };
+}
+
+/**
+ * The Steward of the enclosing `describe` block: started on `fake` (see useFakeLlm) before its
+ * tests, closed after them, the fake's script cleared after each test.
+ */
+export function useTestSteward(
+  backend: Backend,
+  fake: FakeLlm,
+  options: UseStewardOptions = {},
+): TestSteward {
+  return useScriptedSteward(fake, () => startTestSteward(backend, fake, options), {
+    startMs: options.startTimeoutMs,
+  });
+}
+
+export type UseStewardOptions = TestStewardOptions & { startTimeoutMs?: number };
+
+/** What `start` makes, for the enclosing `describe` block as useTestSteward describes it. */
+export function useScriptedSteward<T extends TestSteward>(
+  fake: FakeLlm,
+  start: () => Promise<T>,
+  timeouts: { startMs?: number; stopMs?: number },
+): T {
+  afterEach(() => {
+    fake.reset();
+  });
+  return useStarted('the test Steward', start, (steward) => steward.close(), timeouts);
+}
+
+/** Turns typed at the CLI: as `userId`, in `conversationId` or else in a new conversation. */
+export function cliTurns(steward: TestSteward) {
+  return (userId: string, text: string, conversationId?: string): Promise<TurnOutcome> =>
+    steward.runtime.engine.handle({
+      userId,
+      text,
+      channel: 'cli',
+      ...(conversationId ? { conversationId } : { newConversation: true }),
+    });
 }

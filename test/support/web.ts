@@ -1,13 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
+import { type AuthEnv, createServerApp, usageRoutes } from '../../src/server/index.ts';
 import type { TaskContext } from '../../src/tasks/index.ts';
 import type { Backend } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
-import { startTestSteward, type TestSteward } from './steward.ts';
+import { startTestSteward, type TestSteward, useScriptedSteward } from './steward.ts';
 
 export const OWNER_TOKEN = 'owner-token-0123456789abcdef';
 
+/** `close()` and `stop()` both stop the server, then the runtime. */
 export type WebSteward = TestSteward & {
   url: string;
   /** The same app, for in-process `app.request()`. */
@@ -15,11 +17,13 @@ export type WebSteward = TestSteward & {
   stop(): Promise<void>;
 };
 
+export type WebStewardOptions = { extraYaml?: string; logFile?: string };
+
 /** A full runtime in this process with the web routes on a real port (the owner token set). */
 export async function startWebSteward(
   backend: Backend,
   fake: FakeLlm,
-  options: { extraYaml?: string; logFile?: string } = {},
+  options: WebStewardOptions = {},
 ): Promise<WebSteward> {
   const steward = await startTestSteward(backend, fake, {
     extraYaml: `api_token: "${OWNER_TOKEN}"\n${options.extraYaml ?? ''}`,
@@ -31,18 +35,20 @@ export async function startWebSteward(
     const made = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(made));
   });
   const { port } = server.address() as AddressInfo;
-  return {
-    ...steward,
-    url: `http://127.0.0.1:${port}`,
-    app,
-    stop: async () => {
-      await new Promise<void>((resolve) => {
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-        server.close(() => resolve());
-      });
-      await steward.close();
-    },
+  const stop = async () => {
+    await new Promise<void>((resolve) => {
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      server.close(() => resolve());
+    });
+    await steward.close();
   };
+  return { ...steward, url: `http://127.0.0.1:${port}`, app, stop, close: stop };
+}
+
+/** useTestSteward for startWebSteward. */
+export function useWebSteward(backend: Backend, fake: FakeLlm, options: WebStewardOptions = {}): WebSteward {
+  const timeouts = { startMs: 180_000, stopMs: 120_000 };
+  return useScriptedSteward(fake, () => startWebSteward(backend, fake, options), timeouts);
 }
 
 /** The local owner's task context on `database` (the clock real), for seeding the dashboard's tasks. */
@@ -90,4 +96,16 @@ export async function loginAs(
         redirect: 'manual',
       }),
   };
+}
+
+/** The server app (its auth in front) with only `/api/usage` behind it, on `steward`'s runtime. */
+export function usageApiApp(steward: TestSteward): Hono {
+  const api = new Hono<AuthEnv>();
+  api.route('/', usageRoutes({ database: steward.db.database }));
+  return createServerApp({
+    database: steward.db.database,
+    logger: steward.runtime.logger,
+    config: () => steward.runtime.config.get(),
+    api,
+  });
 }

@@ -60,12 +60,7 @@ function userIdOfToken(token: string): string | null {
 export class DiscordAdapter implements ChannelAdapter {
   readonly name = 'discord' as const;
   readonly mode = 'socket' as const;
-  readonly capabilities = {
-    typingIndicator: true,
-    maxLength: DISCORD_MAX_LENGTH,
-    voice: false,
-    attachments: false,
-  };
+  readonly capabilities = { typingIndicator: true, maxLength: DISCORD_MAX_LENGTH };
   readonly rest: REST;
   readonly session: GatewaySession;
   readonly #options: DiscordOptions;
@@ -89,10 +84,6 @@ export class DiscordAdapter implements ChannelAdapter {
     this.session = new GatewaySession(options.cursors, userIdOfToken(options.botToken));
   }
 
-  problems(): string[] {
-    return [];
-  }
-
   /** `GET /users/@me`: the bot token is valid, and whose it is. */
   async probe(signal: AbortSignal): Promise<ChannelProbe> {
     try {
@@ -111,11 +102,6 @@ export class DiscordAdapter implements ChannelAdapter {
       }
       return unreachable('the Discord API', this.#options.apiUrl, error, 'DISCORD_API_URL (if set)');
     }
-  }
-
-  /** None: Discord's events come over the Gateway connection the bot opens. */
-  routes(): null {
-    return null;
   }
 
   /** `@<user id>`: a DM channel is opened (`POST /users/@me/channels`) when something is sent there. */

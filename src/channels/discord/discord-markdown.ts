@@ -1,4 +1,4 @@
-import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
+import { type MarkdownRenderer, quoteLines, renderMarkdown } from '../markdown.ts';
 
 /**
  * Text as Discord shows it written: a backslash before each character its markdown would read
@@ -18,11 +18,7 @@ const DISCORD_MARKDOWN: MarkdownRenderer = {
   link: (label, url) => (label === url ? url : `[${escapeDiscord(label)}](${url.replaceAll(')', '%29')})`),
   heading: (inner) => `**${inner}**`,
   bullet: '-',
-  quote: (inner) =>
-    inner
-      .split('\n')
-      .map((line) => `> ${line}`)
-      .join('\n'),
+  quote: quoteLines('> '),
 };
 
 /**

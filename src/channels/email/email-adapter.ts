@@ -53,13 +53,7 @@ export type EmailChannelOptions = {
 export class EmailAdapter implements ChannelAdapter {
   readonly name = 'email' as const;
   readonly mode = 'polling' as const;
-  readonly capabilities = {
-    typingIndicator: false,
-    maxLength: EMAIL_MAX_LENGTH,
-    voice: false,
-    attachments: false,
-    pairingReplyOnce: true,
-  };
+  readonly capabilities = { maxLength: EMAIL_MAX_LENGTH, pairingReplyOnce: true };
   readonly #options: EmailChannelOptions;
   #watcher: MailboxWatcher | null = null;
 
@@ -69,19 +63,6 @@ export class EmailAdapter implements ChannelAdapter {
 
   get watcher(): MailboxWatcher | null {
     return this.#watcher;
-  }
-
-  problems(): string[] {
-    return [];
-  }
-
-  routes(): null {
-    return null;
-  }
-
-  /** A mail conversation is the sender's address. */
-  directChatId(senderId: string): string {
-    return senderId;
   }
 
   /** The HTML alternative of a reply. */

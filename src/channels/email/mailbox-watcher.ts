@@ -4,6 +4,7 @@ import { imapClient, type MailServer } from '../../integrations/index.ts';
 import type { Logger } from '../../logging/index.ts';
 import { waitUnlessAborted } from '../../time/index.ts';
 import type { CursorStore } from '../cursor-store.ts';
+import { backoffMs, PollLoop } from '../poll-loop.ts';
 
 export type MailboxWatcherOptions = {
   imap: MailServer;
@@ -26,10 +27,8 @@ export type MailboxWatcherOptions = {
  * mailbox was rebuilt, its UIDs renumbered) the mail that arrived since the last check is read
  * by arrival date instead; the Message-ID drops any already stored.
  */
-export class MailboxWatcher {
+export class MailboxWatcher extends PollLoop {
   readonly #options: MailboxWatcherOptions;
-  readonly #stopping = new AbortController();
-  #loop: Promise<void> | null = null;
   #client: ImapFlow | null = null;
   /** Completed checks of the inbox (for tests and the operator view). */
   checks = 0;
@@ -37,59 +36,50 @@ export class MailboxWatcher {
   idle: boolean | null = null;
 
   constructor(options: MailboxWatcherOptions) {
+    super();
     this.#options = options;
   }
 
-  start(): void {
-    this.#loop ??= this.#run();
-  }
-
-  async stop(): Promise<void> {
-    this.#stopping.abort();
+  protected override interrupt(): void {
     this.#client?.close();
-    await this.#loop;
   }
 
-  async #run(): Promise<void> {
-    const { logger } = this.#options;
-    const stop = this.#stopping.signal;
+  /** One connection: the inbox read on each push from IDLE and every `pollMs`, until it closes. */
+  protected override async poll(signal: AbortSignal): Promise<void> {
     const pollMs = this.#options.pollMs ?? 60_000;
-    let failures = 0;
-    while (!stop.aborted) {
-      const client = imapClient(this.#options.imap, {
-        idle: { delayMs: this.#options.idleDelayMs ?? 1_000, maxMs: pollMs },
-      });
-      this.#client = client;
-      let wake: (() => void) | null = null;
-      client.on('exists', () => wake?.());
-      const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
-      try {
-        await client.connect();
-        this.idle = client.capabilities.has('IDLE');
-        const mailbox = await client.mailboxOpen('INBOX');
-        await this.#position(client, String(mailbox.uidValidity), await uidNextOf(client, mailbox.uidNext));
-        failures = 0;
-        while (!stop.aborted && client.usable) {
-          const woken = new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          await this.#catchUp(client, String(mailbox.uidValidity));
-          await Promise.race([woken, waitUnlessAborted(pollMs, stop), closed]);
-        }
-      } catch (error) {
-        if (stop.aborted) break;
-        failures++;
-        const delay = Math.min(60_000, 1_000 * 2 ** Math.min(failures, 6));
-        logger.warn(
-          { channel: 'email', err: errorMessage(error), retryInMs: delay },
-          'email: reading the inbox failed; check EMAIL_IMAP_URL (retrying)',
-        );
-        await waitUnlessAborted(delay, stop);
-      } finally {
-        this.#client = null;
-        await client.logout().catch(() => client.close());
+    const client = imapClient(this.#options.imap, {
+      idle: { delayMs: this.#options.idleDelayMs ?? 1_000, maxMs: pollMs },
+    });
+    this.#client = client;
+    let wake: (() => void) | null = null;
+    client.on('exists', () => wake?.());
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    try {
+      await client.connect();
+      this.idle = client.capabilities.has('IDLE');
+      const mailbox = await client.mailboxOpen('INBOX');
+      await this.#position(client, String(mailbox.uidValidity), await uidNextOf(client, mailbox.uidNext));
+      this.healthy();
+      while (!signal.aborted && client.usable) {
+        const woken = new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        await this.#catchUp(client, String(mailbox.uidValidity));
+        await Promise.race([woken, waitUnlessAborted(pollMs, signal), closed]);
       }
+    } finally {
+      this.#client = null;
+      await client.logout().catch(() => client.close());
     }
+  }
+
+  protected override failed(error: unknown, failures: number): number {
+    const delay = backoffMs(failures, 2000);
+    this.#options.logger.warn(
+      { channel: 'email', err: errorMessage(error), retryInMs: delay },
+      'email: reading the inbox failed; check EMAIL_IMAP_URL (retrying)',
+    );
+    return delay;
   }
 
   /** Where to read from: the first start begins now; a rebuilt mailbox is read by arrival date. */

@@ -56,12 +56,7 @@ export type GoogleChatOptions = {
  */
 export class GoogleChatAdapter implements ChannelAdapter {
   readonly name = 'googlechat' as const;
-  readonly capabilities = {
-    typingIndicator: false,
-    maxLength: GOOGLE_CHAT_MAX_LENGTH,
-    voice: false,
-    attachments: false,
-  };
+  readonly capabilities = { maxLength: GOOGLE_CHAT_MAX_LENGTH };
   readonly #options: GoogleChatOptions;
   readonly #jwks: ReturnType<typeof createRemoteJWKSet>;
   readonly #tokens: ServiceAccountTokens | null;

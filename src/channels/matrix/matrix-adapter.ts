@@ -61,12 +61,7 @@ type Backfilled = { chunk?: unknown[]; end?: string };
 export class MatrixAdapter implements ChannelAdapter {
   readonly name = 'matrix' as const;
   readonly mode = 'polling' as const;
-  readonly capabilities = {
-    typingIndicator: true,
-    maxLength: MATRIX_MAX_LENGTH,
-    voice: false,
-    attachments: false,
-  };
+  readonly capabilities = { typingIndicator: true, maxLength: MATRIX_MAX_LENGTH };
   readonly client: MatrixClient;
   readonly #options: MatrixOptions;
   readonly #bot: MatrixBot;
@@ -86,15 +81,6 @@ export class MatrixAdapter implements ChannelAdapter {
 
   get sync(): SyncLoop | null {
     return this.#sync;
-  }
-
-  problems(): string[] {
-    return [];
-  }
-
-  /** None: Steward asks the homeserver for events (`/sync`). */
-  routes(): null {
-    return null;
   }
 
   /** A Matrix conversation is a room, learned when the person writes; none is made up. */

@@ -30,12 +30,7 @@ export type SignalOptions = {
 export class SignalAdapter implements ChannelAdapter {
   readonly name = 'signal' as const;
   readonly mode = 'polling' as const;
-  readonly capabilities = {
-    typingIndicator: true,
-    maxLength: SIGNAL_MAX_LENGTH,
-    voice: false,
-    attachments: false,
-  };
+  readonly capabilities = { typingIndicator: true, maxLength: SIGNAL_MAX_LENGTH };
   readonly client: SignalClient;
   readonly #options: SignalOptions;
   #receiver: SignalReceiver | null = null;
@@ -47,20 +42,6 @@ export class SignalAdapter implements ChannelAdapter {
 
   get receiver(): SignalReceiver | null {
     return this.#receiver;
-  }
-
-  problems(): string[] {
-    return [];
-  }
-
-  /** None: Steward asks signal-cli for messages. */
-  routes(): null {
-    return null;
-  }
-
-  /** A Signal direct conversation is the sender's number. */
-  directChatId(senderId: string): string {
-    return senderId;
   }
 
   format(markdown: string): string {

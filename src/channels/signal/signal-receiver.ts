@@ -1,6 +1,7 @@
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../logging/index.ts';
 import { waitUnlessAborted } from '../../time/index.ts';
+import { backoffMs, PollLoop } from '../poll-loop.ts';
 import { SignalAnswerError, type SignalClient } from './signal-client.ts';
 
 export type SignalReceiverOptions = {
@@ -17,8 +18,6 @@ export type SignalReceiverOptions = {
   pollSeconds?: number;
 };
 
-const backoff = (failures: number) => Math.min(60_000, 500 * 2 ** Math.min(failures, 7));
-
 /**
  * Receives from signal-cli-rest-api in the mode it runs in (`GET /v1/about`): in `json-rpc`
  * mode over the WebSocket at `/v1/receive/{number}` (reconnected when it drops), in `normal`
@@ -26,10 +25,8 @@ const backoff = (failures: number) => Math.min(60_000, 500 * 2 ** Math.min(failu
  * when it hands it over, so nothing can be fetched twice on purpose: each item is held and
  * offered to `handle` until it is stored, in arrival order.
  */
-export class SignalReceiver {
+export class SignalReceiver extends PollLoop {
   readonly #options: SignalReceiverOptions;
-  readonly #stopping = new AbortController();
-  #loop: Promise<void> | null = null;
   #socket: WebSocket | null = null;
   /** The REST API's mode, once known. */
   mode: string | null = null;
@@ -37,17 +34,16 @@ export class SignalReceiver {
   pending = 0;
 
   constructor(options: SignalReceiverOptions) {
+    super();
     this.#options = options;
   }
 
-  start(): void {
-    this.#loop ??= this.#run();
+  protected override interrupt(): void {
+    this.#socket?.close();
   }
 
-  async stop(): Promise<void> {
-    this.#stopping.abort();
-    this.#socket?.close();
-    await this.#loop;
+  override async stop(): Promise<void> {
+    await super.stop();
     if (this.pending > 0) {
       this.#options.logger.warn(
         { channel: 'signal', pending: this.pending },
@@ -56,40 +52,33 @@ export class SignalReceiver {
     }
   }
 
-  async #run(): Promise<void> {
+  protected override async poll(signal: AbortSignal): Promise<void> {
     const { client, logger } = this.#options;
-    const stop = this.#stopping.signal;
-    let failures = 0;
-    while (!stop.aborted) {
-      try {
-        if (!this.mode) {
-          const about = await client.request<{ mode?: unknown }>('GET', '/v1/about', {
-            signal: AbortSignal.any([stop, AbortSignal.timeout(15_000)]),
-          });
-          this.mode = typeof about?.mode === 'string' ? about.mode : 'normal';
-          logger.info({ channel: 'signal', mode: this.mode }, 'signal: receiving');
-        }
-        if (this.mode === 'json-rpc') await this.#listen();
-        else await this.#poll();
-        failures = 0;
-      } catch (error) {
-        if (stop.aborted) break;
-        failures++;
-        const delay =
-          error instanceof SignalAnswerError && error.retryAfterSeconds
-            ? error.retryAfterSeconds * 1000
-            : backoff(failures);
-        logger.warn(
-          { channel: 'signal', err: errorMessage(error), retryInMs: delay },
-          'signal: receiving failed; check SIGNAL_CLI_URL and that signal-cli-rest-api runs with SIGNAL_NUMBER registered',
-        );
-        await waitUnlessAborted(delay, stop);
-      }
+    if (!this.mode) {
+      const about = await client.request<{ mode?: unknown }>('GET', '/v1/about', {
+        signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
+      });
+      this.mode = typeof about?.mode === 'string' ? about.mode : 'normal';
+      logger.info({ channel: 'signal', mode: this.mode }, 'signal: receiving');
     }
+    if (this.mode === 'json-rpc') await this.#listen();
+    else await this.#poll(signal);
+  }
+
+  protected override failed(error: unknown, failures: number): number {
+    const delay =
+      error instanceof SignalAnswerError && error.retryAfterSeconds
+        ? error.retryAfterSeconds * 1000
+        : backoffMs(failures, 1000);
+    this.#options.logger.warn(
+      { channel: 'signal', err: errorMessage(error), retryInMs: delay },
+      'signal: receiving failed; check SIGNAL_CLI_URL and that signal-cli-rest-api runs with SIGNAL_NUMBER registered',
+    );
+    return delay;
   }
 
   /** One `GET /v1/receive/{number}`; its items stored in order before the next. */
-  async #poll(): Promise<void> {
+  async #poll(signal: AbortSignal): Promise<void> {
     const { client, number } = this.#options;
     const seconds = this.#options.pollSeconds ?? 10;
     const items = await client.request<unknown>('GET', `/v1/receive/${encodeURIComponent(number)}`, {
@@ -99,7 +88,7 @@ export class SignalReceiver {
         ignore_avatars: 'true',
         ignore_stickers: 'true',
       },
-      signal: AbortSignal.any([this.#stopping.signal, AbortSignal.timeout((seconds + 60) * 1000)]),
+      signal: AbortSignal.any([signal, AbortSignal.timeout((seconds + 60) * 1000)]),
     });
     if (!Array.isArray(items)) throw new Error('GET /v1/receive answered something that is not a list');
     for (const item of items) await this.#store(item);
@@ -134,7 +123,7 @@ export class SignalReceiver {
       socket.addEventListener('error', () => undefined);
       socket.addEventListener('close', (event) => {
         this.#socket = null;
-        if (opened || this.#stopping.signal.aborted) resolve();
+        if (opened || this.stopping.aborted) resolve();
         else
           reject(
             new Error(
@@ -144,12 +133,12 @@ export class SignalReceiver {
       });
     });
     await chain;
-    if (!this.#stopping.signal.aborted) await waitUnlessAborted(500, this.#stopping.signal);
+    if (!this.stopping.aborted) await waitUnlessAborted(500, this.stopping);
   }
 
   async #store(item: unknown, counted = false): Promise<void> {
     if (!counted) this.pending++;
-    const stop = this.#stopping.signal;
+    const stop = this.stopping;
     for (let failures = 1; !stop.aborted; failures++) {
       try {
         await this.#options.handle(item);
@@ -160,7 +149,7 @@ export class SignalReceiver {
           { channel: 'signal', err: errorMessage(error) },
           'signal: could not store a received message; holding it and trying again',
         );
-        await waitUnlessAborted(backoff(failures), stop);
+        await waitUnlessAborted(backoffMs(failures, 1000), stop);
       }
     }
   }

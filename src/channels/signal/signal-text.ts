@@ -1,4 +1,4 @@
-import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
+import { type MarkdownRenderer, quoteLines, renderMarkdown } from '../markdown.ts';
 
 /** signal-cli-rest-api's `styled` mode reads `*`, `` ` ``, `~` and `||` as style marks; a backslash keeps one literal. */
 const escapeSignal = (text: string) => text.replace(/[*`~|]/g, '\\$&');
@@ -14,11 +14,7 @@ const SIGNAL_STYLED: MarkdownRenderer = {
   link: (label, url) => (label === url ? escapeSignal(url) : `${label} (${escapeSignal(url)})`),
   heading: (inner) => `**${inner}**`,
   bullet: '•',
-  quote: (inner) =>
-    inner
-      .split('\n')
-      .map((line) => `> ${line}`)
-      .join('\n'),
+  quote: quoteLines('> '),
 };
 
 /**

@@ -56,12 +56,7 @@ export type SlackOptions = {
  */
 export class SlackAdapter implements ChannelAdapter {
   readonly name = 'slack' as const;
-  readonly capabilities = {
-    typingIndicator: false,
-    maxLength: SLACK_MAX_LENGTH,
-    voice: false,
-    attachments: false,
-  };
+  readonly capabilities = { maxLength: SLACK_MAX_LENGTH };
   readonly client: WebClient;
   readonly #options: SlackOptions;
   #botUserId: string | null = null;
@@ -86,14 +81,6 @@ export class SlackAdapter implements ChannelAdapter {
       logger: slackLogger,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-  }
-
-  problems(): string[] {
-    return [];
-  }
-
-  directChatId(senderId: string): string {
-    return senderId; // chat.postMessage to a user id posts in the app's DM with them
   }
 
   format(markdown: string): string {

@@ -1,4 +1,4 @@
-import { type MarkdownRenderer, renderMarkdown } from '../markdown.ts';
+import { type MarkdownRenderer, quoteLines, renderMarkdown } from '../markdown.ts';
 
 const escapeSlack = (text: string) =>
   text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
@@ -14,11 +14,7 @@ const SLACK_MRKDWN: MarkdownRenderer = {
     `<${url.replaceAll('|', '%7C').replaceAll('>', '%3E')}|${escapeSlack(label).replaceAll('|', '¦')}>`,
   heading: (inner) => `*${inner}*`,
   bullet: '•',
-  quote: (inner) =>
-    inner
-      .split('\n')
-      .map((line) => `>${line}`)
-      .join('\n'),
+  quote: quoteLines('>'),
 };
 
 /** Markdown to Slack mrkdwn (`*bold*`, `_italic_`, `<url|label>`), with `& < >` escaped as Slack asks. */

@@ -51,12 +51,7 @@ function sameSecret(given: string | null, expected: string): boolean {
  */
 export class TelegramAdapter implements ChannelAdapter {
   readonly name = 'telegram' as const;
-  readonly capabilities = {
-    typingIndicator: true,
-    maxLength: TELEGRAM_MAX_LENGTH,
-    voice: true,
-    attachments: false,
-  };
+  readonly capabilities = { typingIndicator: true, maxLength: TELEGRAM_MAX_LENGTH, voice: true };
   readonly api: Api;
   readonly #options: TelegramOptions;
   readonly #bot: BotIdentity;
@@ -101,10 +96,6 @@ export class TelegramAdapter implements ChannelAdapter {
       );
     }
     return problems;
-  }
-
-  directChatId(senderId: string): string {
-    return senderId; // a private chat's id is the user's id
   }
 
   format(markdown: string): string {

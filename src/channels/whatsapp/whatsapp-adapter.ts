@@ -70,26 +70,13 @@ export type WhatsAppOptions = {
  */
 export class WhatsAppAdapter implements ChannelAdapter {
   readonly name = 'whatsapp' as const;
-  readonly capabilities = {
-    typingIndicator: false,
-    maxLength: WHATSAPP_MAX_LENGTH,
-    voice: true,
-    attachments: false,
-  };
+  readonly capabilities = { maxLength: WHATSAPP_MAX_LENGTH, voice: true };
   readonly #options: WhatsAppOptions;
   readonly #fetch: typeof fetch;
 
   constructor(options: WhatsAppOptions) {
     this.#options = options;
     this.#fetch = options.fetch ?? globalThis.fetch;
-  }
-
-  problems(): string[] {
-    return [];
-  }
-
-  directChatId(senderId: string): string {
-    return senderId;
   }
 
   format(markdown: string): string {

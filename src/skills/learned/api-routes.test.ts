@@ -1,16 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../../../test/support/db.ts';
-import { recordSkillCall } from '../executions.ts';
-import { SkillRegistry } from '../registry/index.ts';
+import { learnedSkillsIn, recordFinishedSkillCall } from '../../../test/support/learned-skills.ts';
+import type { SkillRegistry } from '../registry/index.ts';
 import { skillApiRoutes } from './api-routes.ts';
-import { LearnedSkills } from './learned-skills.ts';
+import type { LearnedSkills } from './learned-skills.ts';
 
-const BUILTIN = fileURLToPath(new URL('../../../skills/', import.meta.url));
 const page = (name: string) => `## Usage\n\n${name}\n\n## Behavior\n\n1. Look at tasks.search --query it.`;
 
 describeEachBackend('skills API', (db) => {
@@ -38,19 +36,7 @@ describeEachBackend('skills API', (db) => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-skills-api-'));
-    registry = new SkillRegistry({
-      roots: [
-        { dir: BUILTIN, source: 'builtin' },
-        { dir, source: 'user' },
-      ],
-    });
-    learned = new LearnedSkills({
-      database: db(),
-      skillsDir: dir,
-      builtinDir: BUILTIN,
-      skills: () => registry.snapshot(),
-      reload: () => void registry.load(),
-    });
+    ({ registry, learned } = learnedSkillsIn(db(), dir));
     const at = new Date('2026-05-01T08:00:00Z');
     for (const userId of ['alice', 'bob']) {
       const name = `garden.${userId}_routine`;
@@ -129,24 +115,7 @@ describeEachBackend('skills API', (db) => {
       // bob typing alice's name was an unknown skill, not a run of hers
       ['4', 'bob', 'garden.alice_routine', 'error'],
     ] as const)
-      await recordSkillCall(
-        db(),
-        {
-          id,
-          parentId: null,
-          turnId: null,
-          userId,
-          conversationId: null,
-          agentId: null,
-          mission: null,
-          skill,
-          command: skill,
-          flags: {},
-          receipt: null,
-        },
-        at,
-        { status, result: null, error: null, durationMs: 1 },
-      );
+      await recordFinishedSkillCall(db(), { id, userId, skill, at, status });
     const used = { last_used: '2026-05-02T08:00:00.000Z' };
     expect(await usage(owner)).toEqual({
       'tasks.search': { runs: 2, failures: 1, ...used },

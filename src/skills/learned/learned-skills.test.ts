@@ -1,15 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../../../test/support/db.ts';
-import { recordSkillCall } from '../executions.ts';
-import { SkillRegistry } from '../registry/index.ts';
+import { learnedSkillsIn, recordFinishedSkillCall } from '../../../test/support/learned-skills.ts';
+import type { SkillRegistry } from '../registry/index.ts';
 import { skillsVisibleTo } from '../registry/visible-skills.ts';
-import { type LearnedActor, LearnedSkills } from './learned-skills.ts';
+import type { LearnedActor, LearnedSkills } from './learned-skills.ts';
 
-const BUILTIN = fileURLToPath(new URL('../../../skills/', import.meta.url));
 const DAY = 86_400_000;
 const T0 = new Date('2026-03-01T09:00:00Z');
 
@@ -30,20 +28,8 @@ describeEachBackend('learned skills', (db) => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'steward-learned-'));
-    registry = new SkillRegistry({
-      roots: [
-        { dir: BUILTIN, source: 'builtin' },
-        { dir, source: 'user' },
-      ],
-    });
+    ({ registry, learned } = learnedSkillsIn(db(), dir));
     registry.load();
-    learned = new LearnedSkills({
-      database: db(),
-      skillsDir: dir,
-      builtinDir: BUILTIN,
-      skills: () => registry.snapshot(),
-      reload: () => void registry.load(),
-    });
   });
 
   it('writes a template page owned by its user, as version 1', async () => {
@@ -241,24 +227,7 @@ describeEachBackend('learned skills', (db) => {
       const started = new Date(T0.getTime() + DAY + run * 60_000);
       const turnId = `turn-tune-${run}`;
       const call = (id: string, skill: string, at: Date, status: 'ok' | 'error') =>
-        recordSkillCall(
-          db(),
-          {
-            id,
-            parentId: null,
-            turnId,
-            userId: 'carol',
-            conversationId: null,
-            agentId: null,
-            mission: null,
-            skill,
-            command: skill,
-            flags: {},
-            receipt: null,
-          },
-          at,
-          { status, result: null, error: null, durationMs: 1 },
-        );
+        recordFinishedSkillCall(db(), { id, userId: 'carol', skill, turnId, at, status });
       await call(`tune-${run}`, 'music.tune', started, 'ok');
       if (run < 3) await call(`tasks-${run}`, 'tasks.search', new Date(started.getTime() + 1000), 'error');
     }

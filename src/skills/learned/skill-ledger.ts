@@ -23,15 +23,9 @@ export type SkillVersion = {
   at: Date;
 };
 
-type Row = {
+/** A SkillVersion as stored: the owner, turn and time under their column names. */
+type Row = Omit<SkillVersion, 'owner' | 'turnId' | 'at'> & {
   user_id: string;
-  name: string;
-  version: number;
-  change: SkillChange;
-  author: string;
-  reason: string;
-  content: string;
-  diff: string;
   turn_id: string | null;
   created_at: Date;
 };

@@ -1,17 +1,15 @@
 import { z } from 'zod';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
-import { actorOf, learnedSkillsOf, unattendedProblem } from './learned-of.ts';
+import { actorOf, learnedSkillsToChange } from './learned-of.ts';
 
 /** skills.retire: stops loading one of the user's learned skills; its page and history are kept. */
 export const retireSkillHandler = defineHandler({
   name: 'skills.retire',
   flags: z.object({ name: flag.string(), reason: flag.string() }).strict(),
   async execute(flags, ctx) {
-    const learned = learnedSkillsOf(ctx);
-    if (!learned) return fail('skills.retire needs the skills directory of a running Steward.');
-    const unattended = unattendedProblem(ctx, 'skills.retire');
-    if (unattended) return fail(unattended);
+    const learned = learnedSkillsToChange(ctx, 'skills.retire');
+    if ('problem' in learned) return fail(learned.problem);
     const change = await learned.retire(actorOf(ctx), flags);
     if (!change.ok) return fail(change.problem);
     const restore = change.version.version - 1;

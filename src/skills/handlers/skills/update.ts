@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
-import { actorOf, learnedSkillsOf, unattendedProblem } from './learned-of.ts';
+import { actorOf, learnedSkillsToChange, refusedChange } from './learned-of.ts';
 
 /** skills.update: a new version of one of the user's learned skills, with the reason for it. */
 export const updateSkillHandler = defineHandler({
@@ -15,13 +15,10 @@ export const updateSkillHandler = defineHandler({
     })
     .strict(),
   async execute(flags, ctx) {
-    const learned = learnedSkillsOf(ctx);
-    if (!learned) return fail('skills.update needs the skills directory of a running Steward.');
-    const unattended = unattendedProblem(ctx, 'skills.update');
-    if (unattended) return fail(unattended);
+    const learned = learnedSkillsToChange(ctx, 'skills.update');
+    if ('problem' in learned) return fail(learned.problem);
     const change = await learned.update(actorOf(ctx), flags);
-    if (!change.ok)
-      return fail(change.problem, change.findings ? { metadata: { findings: change.findings } } : {});
+    if (!change.ok) return refusedChange(change);
     return ok(
       `Updated ${flags.name} to version ${change.version.version} (${flags.reason}). Changes:\n${change.version.diff}`,
       {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { flag } from '../../flags.ts';
 import { defineHandler, fail, ok } from '../../types.ts';
-import { actorOf, learnedSkillsOf, unattendedProblem } from './learned-of.ts';
+import { actorOf, learnedSkillsToChange, refusedChange } from './learned-of.ts';
 
 /**
  * skills.write: saves a procedure as a learned skill — a read-only template page owned by the
@@ -19,13 +19,10 @@ export const writeSkillHandler = defineHandler({
     })
     .strict(),
   async execute(flags, ctx) {
-    const learned = learnedSkillsOf(ctx);
-    if (!learned) return fail('skills.write needs the skills directory of a running Steward.');
-    const unattended = unattendedProblem(ctx, 'skills.write');
-    if (unattended) return fail(unattended);
+    const learned = learnedSkillsToChange(ctx, 'skills.write');
+    if ('problem' in learned) return fail(learned.problem);
     const change = await learned.write(actorOf(ctx), flags);
-    if (!change.ok)
-      return fail(change.problem, change.findings ? { metadata: { findings: change.findings } } : {});
+    if (!change.ok) return refusedChange(change);
     return ok(
       `Saved ${flags.name} (version ${change.version.version}). It is yours only: running ${flags.name} returns its instructions to follow; change it with skills.update, undo with steward skills rollback.`,
       {
