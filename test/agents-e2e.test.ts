@@ -2,10 +2,10 @@
 const fenced = (agentId: string, text: string) =>
   `<external source="agent:${agentId}">\n${text}\n</external>`;
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TurnOutcome } from '../src/agents/turn-engine.ts';
 import { ensureUser } from '../src/users/index.ts';
 import {
-  type AgentsResult,
   agentBrief,
   approve,
   callTool,
@@ -23,25 +23,56 @@ import {
   toolResults,
 } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
-import { useFakeLlm } from './support/fake-llm.ts';
-import { cliTurns, useTestSteward } from './support/steward.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { startTestSteward, type TestSteward } from './support/steward.ts';
 
 /*
  * Every agent scenario end to end through the turn engine, over the scripted fake LLM, on each
  * database backend: what the user gets back, what is in the database, and what each model was shown.
  */
 
+type AgentsResult = {
+  agents: Array<{
+    agent_id: string;
+    status: string;
+    result: string;
+    error?: string;
+    skipped_because?: string;
+  }>;
+};
+
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const DATE = /\d{4}-\d{2}-\d{2}/;
 
-const fake = useFakeLlm();
+let fake: FakeLlm;
+beforeAll(async () => {
+  fake = await startFakeLlm();
+});
+afterAll(async () => {
+  await fake?.close();
+});
 
 for (const backend of backends()) {
   describe(`agents end to end [${backend}]`, () => {
-    const steward = useTestSteward(backend, fake);
+    let steward: TestSteward;
+    beforeAll(async () => {
+      steward = await startTestSteward(backend, fake);
+    });
+    afterAll(async () => {
+      await steward?.close();
+    });
+    afterEach(() => {
+      fake.reset();
+    });
 
     const db = () => steward.db.database;
-    const say = cliTurns(steward);
+    const say = (userId: string, text: string, conversationId?: string): Promise<TurnOutcome> =>
+      steward.runtime.engine.handle({
+        userId,
+        text,
+        channel: 'cli',
+        ...(conversationId ? { conversationId } : { newConversation: true }),
+      });
     const tasksOf = (userId: string) =>
       db().query<{ title: string; status: string; priority: string }>(
         'SELECT title, status, priority FROM tasks WHERE user_id = $1 ORDER BY title',

@@ -1,12 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { turnTrace } from '../src/agents/index.ts';
+import type { TurnOutcome } from '../src/agents/turn-engine.ts';
 import { appendMessage } from '../src/memory/index.ts';
 import { ensureUser } from '../src/users/index.ts';
 import {
-  type AgentsResult,
   approve,
   callTool,
-  createTaskScript,
   dispatch,
   getResults,
   lastToolResult,
@@ -16,8 +15,8 @@ import {
   scriptModels,
 } from './support/agent-scripts.ts';
 import { backends } from './support/db.ts';
-import { useFakeLlm } from './support/fake-llm.ts';
-import { cliTurns, useTestSteward } from './support/steward.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { startTestSteward, type TestSteward } from './support/steward.ts';
 
 /*
  * Issue 21: what Steward tells the model and the user is true. An empty answer is asked for
@@ -27,14 +26,44 @@ import { cliTurns, useTestSteward } from './support/steward.ts';
  * trace.
  */
 
-const fake = useFakeLlm();
+type AgentsResult = {
+  agents: Array<{
+    agent_id: string;
+    status: string;
+    result: string;
+    skill_calls?: Array<{ skill: string; status: string; note?: string }>;
+  }>;
+};
+
+let fake: FakeLlm;
+beforeAll(async () => {
+  fake = await startFakeLlm();
+});
+afterAll(async () => {
+  await fake?.close();
+});
 
 for (const backend of backends()) {
   describe(`truthful tool results and replies [${backend}]`, () => {
-    const steward = useTestSteward(backend, fake);
+    let steward: TestSteward;
+    beforeAll(async () => {
+      steward = await startTestSteward(backend, fake);
+    });
+    afterAll(async () => {
+      await steward?.close();
+    });
+    afterEach(() => {
+      fake.reset();
+    });
 
     const db = () => steward.db.database;
-    const say = cliTurns(steward);
+    const say = (userId: string, text: string, conversationId?: string): Promise<TurnOutcome> =>
+      steward.runtime.engine.handle({
+        userId,
+        text,
+        channel: 'cli',
+        ...(conversationId ? { conversationId } : { newConversation: true }),
+      });
 
     it('asks again once when the final answer is empty, and sends the second answer', async () => {
       const models = scriptModels(fake, {
@@ -278,10 +307,27 @@ for (const backend of backends()) {
 }
 
 describe('replies.receipts: off', () => {
-  const steward = useTestSteward(backends()[0]!, fake, { extraYaml: 'replies:\n  receipts: off\n' });
+  let steward: TestSteward;
+  beforeAll(async () => {
+    steward = await startTestSteward(backends()[0]!, fake, { extraYaml: 'replies:\n  receipts: off\n' });
+  });
+  afterAll(async () => {
+    await steward?.close();
+  });
+  afterEach(() => {
+    fake.reset();
+  });
 
   it('writes no receipt lines on a chat channel, yet the outcome and the turn keep the receipts', async () => {
-    const models = scriptModels(fake, createTaskScript('Fix bike'));
+    const models = scriptModels(fake, {
+      orchestrator: [
+        dispatch({ agent_id: 'maker', mission: 'Create the task "Fix bike"', skills: ['tasks.create'] }),
+        getResults(),
+        reply('Added "Fix bike".'),
+      ],
+      agents: { maker: [run('tasks.create --title "Fix bike"'), reply('Created.')] },
+      sentinel: [approve()],
+    });
 
     const outcome = await steward.runtime.engine.handle({
       userId: 'quiet',

@@ -18,7 +18,7 @@ import { WhatsAppAdapter } from '../src/channels/whatsapp/whatsapp-adapter.ts';
 import { IMAP_SCHEMES, parseMailUrl, SMTP_SCHEMES } from '../src/integrations/index.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { telegramText } from './support/channel-fixtures.ts';
-import { type ChannelSteward, startChannelSteward, telegramChannelYaml } from './support/channels.ts';
+import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends, describeEachBackend } from './support/db.ts';
 import { FAKE_DISCORD_TOKEN, type FakeDiscord, startFakeDiscord } from './support/fake-discord.ts';
 import { FAKE_PROJECT_NUMBER, type FakeGoogleChat, startFakeGoogleChat } from './support/fake-google-chat.ts';
@@ -384,11 +384,11 @@ for (const [index, backend] of backends().entries()) {
       steward = await startChannelSteward(
         backend,
         llm,
-        telegramChannelYaml(telegram, {
-          publicUrl: 'http://127.0.0.1:9/base/',
-          allow: [`telegram:${OWNER}`],
-          secret: SECRET,
-        }),
+        `channels:
+  public_url: "http://127.0.0.1:9/base/"
+  allow: ["telegram:${OWNER}"]
+  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }
+`,
       );
     });
     afterAll(async () => {

@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approve, dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
 import { telegramText } from './support/channel-fixtures.ts';
-import { useTelegramSteward } from './support/channels.ts';
+import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
 /*
  * Issue 21, item 2: receipts reach the chat as the user sees them. A Telegram turn that created
@@ -15,10 +17,26 @@ const CHAT = 4242;
 
 for (const backend of backends()) {
   describe(`receipts on Telegram [${backend}]`, () => {
-    const { llm, telegram, steward } = useTelegramSteward(backend, {
-      publicUrl: 'http://127.0.0.1:9/',
-      allow: [`telegram:${CHAT}`],
-      secret: SECRET,
+    let llm: FakeLlm;
+    let telegram: FakeTelegram;
+    let steward: ChannelSteward;
+    beforeAll(async () => {
+      llm = await startFakeLlm();
+      telegram = await startFakeTelegram();
+      steward = await startChannelSteward(
+        backend,
+        llm,
+        `channels:
+  public_url: "http://127.0.0.1:9/"
+  allow: ["telegram:${CHAT}"]
+  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }
+`,
+      );
+    });
+    afterAll(async () => {
+      await steward?.close();
+      await telegram?.close();
+      await llm?.close();
     });
 
     const say = async (updateId: number, text: string) => {

@@ -1,20 +1,39 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, telegramText, withField } from './support/channel-fixtures.ts';
-import { useTelegramSteward } from './support/channels.ts';
+import { type ChannelSteward, startChannelSteward } from './support/channels.ts';
 import { backends } from './support/db.ts';
+import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
+import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
 const SECRET = 'tg-webhook-secret_0123';
 const OWNER = 1111;
 
 for (const backend of backends()) {
   describe(`Telegram over its webhook [${backend}]`, () => {
-    const { llm, telegram, steward } = useTelegramSteward(backend, {
-      publicUrl: 'http://127.0.0.1:9/base/',
-      allow: [`telegram:${OWNER}`],
-      secret: SECRET,
-    });
+    let llm: FakeLlm;
+    let telegram: FakeTelegram;
+    let steward: ChannelSteward;
     const hook = (update: object, secret: string | null = SECRET) =>
       steward.post('/webhooks/telegram', update, secret ? { 'x-telegram-bot-api-secret-token': secret } : {});
+
+    beforeAll(async () => {
+      llm = await startFakeLlm();
+      telegram = await startFakeTelegram();
+      steward = await startChannelSteward(
+        backend,
+        llm,
+        `channels:
+  public_url: "http://127.0.0.1:9/base/"
+  allow: ["telegram:${OWNER}"]
+  telegram: { bot_token: "${FAKE_BOT_TOKEN}", webhook_secret: "${SECRET}", api_root: "${telegram.url}" }
+`,
+      );
+    });
+    afterAll(async () => {
+      await steward?.close();
+      await telegram?.close();
+      await llm?.close();
+    });
 
     it('registers its webhook with the secret at start', () => {
       expect(telegram.webhooks).toEqual([

@@ -212,18 +212,6 @@ export function createTaskScript(title: string): ModelScript {
   };
 }
 
-/** What get_results tells the orchestrator (the JSON of its tool result). */
-export type AgentsResult = {
-  agents: Array<{
-    agent_id: string;
-    status: string;
-    result: string;
-    error?: string;
-    skipped_because?: string;
-    skill_calls?: Array<{ skill: string; status: string; note?: string }>;
-  }>;
-};
-
 export function lastToolResult(request: FakeRequest): string {
   const results = toolResults(request);
   const last = results.at(-1);
