@@ -131,6 +131,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       // schedule and loses it, and the first minute after that runs acc_minutely and passes
       // acc_gone by.
       const goneSteps = 'Use tasks.search to count my tasks for the removed schedule';
+      const builtMinute = Math.floor(Date.now() / 60_000);
       const gone = await runCli(
         [
           'run',
@@ -146,7 +147,6 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
         async () => (await schedulesNow()).find((schedule) => schedule.name === 'acc_gone'),
         5_000,
       );
-      const listedMinute = Math.floor(Date.now() / 60_000);
       // Editing the schedule away stops it within 5 s.
       const off = await runCli(
         ['run', 'workflow.build --name acc_gone --schedule off', '--user', 'acc_user'],
@@ -162,7 +162,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       step('schedule removed');
       // A loaded machine may have let a minute start while it was scheduled: that run, if any,
       // began before the schedule went and is counted before the minute that must pass it by.
-      if (Math.floor(Date.now() / 60_000) !== listedMinute) await sleep(10_000);
+      if (Math.floor(Date.now() / 60_000) !== builtMinute) await sleep(10_000);
       const goneAt = Date.now();
       const goneCalls = agentCalls(goneSteps);
       const callsBefore = agentCalls();
