@@ -42,22 +42,27 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-/** Sub-agent requests answer with a numbered result; anything else fails the request. */
-function answerAgents(fake: FakeLlm): () => number {
-  let count = 0;
+/**
+ * Sub-agent requests answer with a numbered result; anything else fails the request. Returns
+ * how many were answered, in all or (with `text`) of those whose messages mention `text`.
+ */
+function answerAgents(fake: FakeLlm): (text?: string) => number {
+  const requests: string[] = [];
   fake.respondWith((request) => {
     if (request.body.model !== ROLE_MODELS.sub_agent)
       throw new Error(`unexpected ${request.body.model} request`);
-    count++;
-    return { text: `Workflow result ${count}` };
+    requests.push(JSON.stringify(request.body.messages));
+    return { text: `Workflow result ${requests.length}` };
   });
-  return () => count;
+  return (text) =>
+    text === undefined ? requests.length : requests.filter((messages) => messages.includes(text)).length;
 }
 
 /*
- * Both cases wait for real minutes to pass (a cron schedule firing in a real process). Neither
- * depends on the other, so they run side by side, each with its own fakes and servers, and the
- * file waits for those minutes once.
+ * Both cases wait for a real minute to start (a cron schedule firing in a real process): one
+ * such minute each, the earlier times being a schedule removed before it and a time caught up
+ * at start. Neither depends on the other, so they run side by side, each with its own fakes
+ * and servers, and the file waits for that minute once.
  */
 describe.concurrent('workflows through the CLI and a running server', { timeout: 600_000 }, () => {
   it('builds an every-minute workflow that runs and is delivered to the primary channel, and stops when its schedule is removed', async ({
@@ -122,6 +127,46 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       const schedulesNow = async () =>
         ((await (await fetch(`${server.url}/api/schedules`)).json()) as { schedules: ScheduleJson[] })
           .schedules;
+      // A schedule removed before its time comes never runs: acc_gone gets an every-minute
+      // schedule and loses it, and the first minute after that runs acc_minutely and passes
+      // acc_gone by.
+      const goneSteps = 'Use tasks.search to count my tasks for the removed schedule';
+      const builtMinute = Math.floor(Date.now() / 60_000);
+      const gone = await runCli(
+        [
+          'run',
+          `workflow.build --name acc_gone --description "Removed" --steps "${goneSteps}" --schedule "* * * * *"`,
+          '--user',
+          'acc_user',
+        ],
+        { env, timeoutMs: CLI_TIMEOUT_MS },
+      );
+      expect(gone.code, gone.stderr).toBe(0);
+      await until(
+        'acc_gone to be listed',
+        async () => (await schedulesNow()).find((schedule) => schedule.name === 'acc_gone'),
+        5_000,
+      );
+      // Editing the schedule away stops it within 5 s.
+      const off = await runCli(
+        ['run', 'workflow.build --name acc_gone --schedule off', '--user', 'acc_user'],
+        { env, timeoutMs: CLI_TIMEOUT_MS },
+      );
+      expect(off.code).toBe(0);
+      await until(
+        'the schedule to go',
+        async () =>
+          (await schedulesNow()).some((schedule) => schedule.name === 'acc_gone') ? undefined : true,
+        5_000,
+      );
+      step('schedule removed');
+      // A loaded machine may have let a minute start while it was scheduled: that run, if any,
+      // began before the schedule went and is counted before the minute that must pass it by.
+      if (Math.floor(Date.now() / 60_000) !== builtMinute) await sleep(10_000);
+      const goneAt = Date.now();
+      const goneCalls = agentCalls(goneSteps);
+      const callsBefore = agentCalls();
+
       await until(
         'the schedule to be listed',
         async () => (await schedulesNow()).find((schedule) => schedule.name === 'acc_minutely'),
@@ -142,8 +187,11 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       expect([null, 'running', 'ok']).toContain(listed.last_status);
       expect(listed.next_run).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\+0[12]:00$/);
 
+      // A run of a minute after acc_gone's schedule went, finished.
       const finished = (schedule: ScheduleJson | undefined) =>
-        schedule?.last_status && schedule.last_status !== 'running' ? schedule : undefined;
+        schedule?.last_status && schedule.last_status !== 'running' && Date.parse(schedule.last_run!) > goneAt
+          ? schedule
+          : undefined;
       await until(
         'a scheduled run to finish',
         async () => finished((await schedulesNow()).find((entry) => entry.name === 'acc_minutely')),
@@ -167,11 +215,11 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       expect(ran.last_run).toMatch(/\+0[12]:00$/);
       const delivered = await until(
         'the delivery',
-        async () => telegram.sent.find((message) => message.text.includes('Workflow result')),
+        async () => telegram.sent.find((message) => message.text === `Workflow result ${callsBefore + 1}`),
         10_000,
       );
       expect(delivered.chat_id).toBe('555');
-      expect(delivered.text).toBe('Workflow result 1');
+      expect(delivered.text).toBe(`Workflow result ${callsBefore + 1}`);
 
       step('delivered');
       // The receipt follows the outbox's outcome (a later minute's run may be pending meanwhile).
@@ -188,38 +236,25 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       expect(table.stdout).toMatch(/\bdelivery\b/);
       expect(table.stdout).toMatch(/(delivered|pending) on telegram/);
 
-      // Editing the schedule away stops it within 5 s.
-      const off = await runCli(
-        ['run', 'workflow.build --name acc_minutely --schedule off', '--user', 'acc_user'],
-        { env, timeoutMs: CLI_TIMEOUT_MS },
-      );
-      expect(off.code).toBe(0);
-      await until(
-        'the schedule to go',
-        async () =>
-          (await schedulesNow()).some((schedule) => schedule.name === 'acc_minutely') ? undefined : true,
-        5_000,
-      );
-      step('schedule removed');
-      const callsBefore = agentCalls();
-      // Past the next minute boundary: nothing more runs.
-      await sleep(60_000 - (Date.now() % 60_000) + 4_000);
-      expect(agentCalls()).toBe(callsBefore);
+      // Past the minute that ran acc_minutely: nothing more of acc_gone's ran.
+      expect(agentCalls('Use tasks.search to list my open tasks')).toBeGreaterThan(0);
+      expect(agentCalls(goneSteps)).toBe(goneCalls);
 
-      // `schedules run` runs it now, through the server.
+      // `schedules run` runs the workflow without a schedule now, through the server.
       step('running now');
-      const now = await runCli(['schedules', 'run', 'acc_minutely', '--json'], {
+      const now = await runCli(['schedules', 'run', 'acc_gone', '--json'], {
         env,
         timeoutMs: CLI_TIMEOUT_MS,
       });
       expect(now.stderr).toBe('');
       expect(now.code).toBe(0);
       expect(JSON.parse(now.stdout)).toMatchObject({
-        skill: 'workflows.acc_minutely',
+        skill: 'workflows.acc_gone',
         user: 'acc_user',
         status: 'ok',
         trigger: 'manual',
       });
+      expect(agentCalls(goneSteps)).toBe(goneCalls + 1);
       const missing = await runCli(['schedules', 'run', 'no_such_workflow'], {
         env,
         timeoutMs: CLI_TIMEOUT_MS,
@@ -248,6 +283,15 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
           path.join(skillsDir, 'workflows', 'twin_minutely.md'),
           '---\nname: workflows.twin_minutely\ndescription: Every minute, on two instances\nowner: twin_user\nschedule: "* * * * *"\ntimezone: UTC\n---\n\nSay what time it is.\n',
         );
+        // Registered half a minute before the current minute began, as by an instance that has
+        // stopped since: both instances start with that minute's time missed and catch it up,
+        // then run the next minute's on time.
+        await ensureUser(db.database, 'twin_user');
+        const since = new Date(Date.now() - (Date.now() % 60_000) - 30_000);
+        await db.database.query(
+          `INSERT INTO workflow_schedules (user_id, skill, cron, timezone, since) VALUES ('twin_user', 'workflows.twin_minutely', '* * * * *', 'UTC', $1)`,
+          [since.toISOString()],
+        );
         for (let index = 0; index < 2; index++) {
           const { env } = writeTestConfig(fake.url);
           servers.push(
@@ -262,11 +306,11 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
           );
         }
         const query = () =>
-          db!.database.query<{ scheduled_for: Date; status: string }>(
-            `SELECT scheduled_for, status FROM workflow_runs WHERE skill = 'workflows.twin_minutely' ORDER BY scheduled_for`,
+          db!.database.query<{ scheduled_for: Date; status: string; trigger: string }>(
+            `SELECT scheduled_for, status, trigger FROM workflow_runs WHERE skill = 'workflows.twin_minutely' ORDER BY scheduled_for`,
           );
         await until(
-          'two scheduled minutes to run',
+          'two scheduled times to run',
           async () => ((await query()).filter((row) => row.status === 'ok').length >= 2 ? true : undefined),
           150_000,
         );
@@ -274,6 +318,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
         const rows = await query();
         const ok = rows.filter((row) => row.status === 'ok');
         expect(ok.length).toBeGreaterThanOrEqual(2);
+        expect(ok.map((row) => row.trigger)).toContain('schedule');
         // At most one agent run per scheduled time, whichever instance took it.
         expect(agentCalls()).toBeGreaterThanOrEqual(ok.length);
         expect(agentCalls()).toBeLessThanOrEqual(rows.length);
