@@ -1,17 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { configDefaults, defineConfig } from 'vitest/config';
-
-/**
- * The test files that start processes (`steward`, servers, scripts): their time is those
- * processes', so they keep a fresh worker each. Every other file shares its worker's module
- * graph with the files before it, skipping loading Steward's modules afresh (most of a short
- * file's time); every one of them passes so, on PGlite and on the PostgreSQL server.
- */
-const STARTS_PROCESSES = /\b(?:runCli|startServer|spawn|execFile|fork)\(|node:child_process/;
-const processTests = readdirSync('test')
-  .filter((name) => name.endsWith('.test.ts'))
-  .map((name) => `test/${name}`)
-  .filter((file) => STARTS_PROCESSES.test(readFileSync(file, 'utf8')));
+import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -20,16 +7,10 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'in-process',
-          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...processTests],
-          isolate: false,
-        },
-      },
-      { extends: true, test: { name: 'processes', include: processTests } },
+      // The unit tests beside the code share their workers' module graph: each file then skips
+      // loading Steward's modules afresh (two thirds of their time). Every one passes so.
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
     ],
   },
 });
