@@ -1,11 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairingCodeFor } from '../src/channels/pairing.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { listIdentities } from '../src/users/index.ts';
-import { freePort, runCli, startServer } from './support/cli.ts';
+import { cliConfig, freePort, runCli, startServer } from './support/cli.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
 describe('steward channels, pairing and users link', { timeout: 120_000 }, () => {
@@ -14,13 +11,10 @@ describe('steward channels, pairing and users link', { timeout: 120_000 }, () =>
   let dataDir: string;
   beforeAll(async () => {
     telegram = await startFakeTelegram();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-channels-cli-'));
-    dataDir = path.join(dir, 'data');
-    writeFileSync(
-      path.join(dir, 'steward.yaml'),
+    ({ env, dataDir } = cliConfig(
+      'steward-channels-cli-',
       `channels:\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", api_root: "${telegram.url}" }\n  slack: { bot_token: "xoxb-only-a-token" }\n`,
-    );
-    env = { STEWARD_CONFIG: path.join(dir, 'steward.yaml'), STEWARD_DATA_DIR: dataDir };
+    ));
   });
   afterAll(async () => {
     await telegram?.close();

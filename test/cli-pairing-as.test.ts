@@ -1,12 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairingCodeFor } from '../src/channels/pairing.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { ensureUser, findIdentity } from '../src/users/index.ts';
-import { MAIN, NODE_FLAGS, runCli } from './support/cli.ts';
+import { cliConfig, MAIN, NODE_FLAGS, runCli } from './support/cli.ts';
 import { FAKE_BOT_TOKEN, type FakeTelegram, startFakeTelegram } from './support/fake-telegram.ts';
 
 /** Runs `steward ARGS` on a pseudo-terminal (util-linux `script`), typing `input`: what a person at a shell sees. */
@@ -51,13 +48,10 @@ describe('steward pairing approve --as', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     telegram = await startFakeTelegram();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-pairing-as-'));
-    dataDir = path.join(dir, 'data');
-    writeFileSync(
-      path.join(dir, 'steward.yaml'),
+    ({ env, dataDir } = cliConfig(
+      'steward-pairing-as-',
       `channels:\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", api_root: "${telegram.url}" }\n`,
-    );
-    env = { STEWARD_CONFIG: path.join(dir, 'steward.yaml'), STEWARD_DATA_DIR: dataDir };
+    ));
     const { database, lock } = await openDatabase({ dataDir, database_url: undefined });
     await ensureUser(database, 'alice');
     for (const senderId of ['7001', '7002', '7003']) {

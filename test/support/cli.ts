@@ -1,10 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = fileURLToPath(new URL('../../bin/steward.js', import.meta.url));
 /** The flags every launcher (npm start, bin/steward.js, the Dockerfile) runs Steward with. */
 export const NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=1', '--heap-growing-percent=20'];
+
+/** A new directory holding `steward.yaml` (`yaml`) and a data dir, and the environment that points `steward` at them. */
+export function cliConfig(prefix: string, yaml: string): { env: Record<string, string>; dataDir: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dataDir = path.join(dir, 'data');
+  writeFileSync(path.join(dir, 'steward.yaml'), yaml);
+  return { env: { STEWARD_CONFIG: path.join(dir, 'steward.yaml'), STEWARD_DATA_DIR: dataDir }, dataDir };
+}
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
