@@ -35,4 +35,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
 ENV GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2
-CMD ["node", "--liftoff-only", "--max-semi-space-size=1", "--heap-growing-percent=20", "bin/steward.js", "start"]
+CMD ["node", "--liftoff-only", "--max-semi-space-size=1", "--heap-growing-percent=20", "--no-maglev", "--no-sparkplug", "bin/steward.js", "start"]

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --liftoff-only --max-semi-space-size=1 --heap-growing-percent=20
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --liftoff-only --max-semi-space-size=1 --heap-growing-percent=20 --no-maglev --no-sparkplug
 // The `steward` command. Node 24 runs the TypeScript sources directly (type stripping).
 // GLIBC_TUNABLES (here, in `npm start` and in the Dockerfile) has glibc's allocator return freed
 // memory to the system instead of keeping up to 32 MB of it after a large buffer is freed, and

@@ -80,7 +80,13 @@ export const SERVICE_KINDS = ['systemd', 'launchd', 'none'] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];
 
 const STEWARD_BIN = fileURLToPath(new URL('../../bin/steward.js', import.meta.url));
-const NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=1', '--heap-growing-percent=20'];
+const NODE_FLAGS = [
+  '--liftoff-only',
+  '--max-semi-space-size=1',
+  '--heap-growing-percent=20',
+  '--no-maglev',
+  '--no-sparkplug',
+];
 
 /**
  * Writes a per-user service that runs `steward start` in `workingDir` with this Node, where the

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { gunzipWhole } from './gunzip-whole.ts';
 
 const BLOCK = 512;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,7 +66,7 @@ export function unpackTemplateInto(dir: string): boolean {
     mkdirSync(partial, { recursive: true, mode: 0o700 });
     // One synchronous pass over the whole archive (42 MB unpacked): a streaming tar extractor
     // took several times as long for its 1,300 small files.
-    const archive = gunzipSync(readFileSync(file));
+    const archive = gunzipWhole(readFileSync(file));
     for (let offset = 0; offset + BLOCK <= archive.length; ) {
       const header = ustarHeader(archive.subarray(offset, offset + BLOCK));
       offset += BLOCK;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { gunzipWhole } from '../db/gunzip-whole.ts';
 
 type Ranks = { bpe_ranks: string; pat_str: string };
 
@@ -10,7 +10,7 @@ type Ranks = { bpe_ranks: string; pat_str: string };
  */
 function loadRanks(): Ranks {
   return JSON.parse(
-    gunzipSync(readFileSync(new URL('./o200k_base.json.gz', import.meta.url))).toString('utf8'),
+    gunzipWhole(readFileSync(new URL('./o200k_base.json.gz', import.meta.url))).toString('utf8'),
   ) as Ranks;
 }
 

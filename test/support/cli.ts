@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = fileURLToPath(new URL('../../bin/steward.js', import.meta.url));
 /** The flags every launcher (npm start, bin/steward.js, the Dockerfile) runs Steward with. */
-export const NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=1', '--heap-growing-percent=20'];
+export const NODE_FLAGS = [
+  '--liftoff-only',
+  '--max-semi-space-size=1',
+  '--heap-growing-percent=20',
+  '--no-maglev',
+  '--no-sparkplug',
+];
 
 /** A new directory holding `steward.yaml` (`yaml`) and a data dir, and the environment that points `steward` at them. */
 export function cliConfig(prefix: string, yaml: string): { env: Record<string, string>; dataDir: string } {
