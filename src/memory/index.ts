@@ -85,4 +85,10 @@ export {
   VECTOR_INDEX_MIN_ROWS,
   vectorIndexName,
 } from './store/index.ts';
-export { insertUserMessageSql, touchConversationSql, type UserMessageParams } from './turn-message-sql.ts';
+export {
+  insertReplyMessageSql,
+  insertUserMessageSql,
+  type ReplyMessageParams,
+  touchConversationSql,
+  type UserMessageParams,
+} from './turn-message-sql.ts';
