@@ -7,16 +7,18 @@ import type { Logger } from '../logging/index.ts';
 import {
   appendMessage,
   type Conversation,
+  conversationFromJson,
   createConversation,
   findLatestConversation,
   getConversation,
   latestConversation,
+  latestConversationJsonSql,
   recentMessages,
   setConversationMode,
 } from '../memory/index.ts';
 import type { SkillExecutor, SkillHandler, SkillSnapshot, UnavailableDomain } from '../skills/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';
-import { ensureUser, getUser, type User } from '../users/index.ts';
+import { ensureUser, ensureUserWith, getUser, type User } from '../users/index.ts';
 import type { TurnStatus } from './agent-types.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
 import { recoverOrphanedTurn } from './paused-turns.ts';
@@ -144,12 +146,19 @@ export class TurnEngine {
   async #handle(input: TurnInput): Promise<TurnOutcome> {
     const { database } = this.#deps;
     await this.#register();
-    const user = await ensureUser(database, input.userId);
+    // Usually the message goes to the user's latest conversation: read with the user, in one round trip.
+    const { user, alongside: latest } =
+      input.conversationId || input.newConversation
+        ? { user: await ensureUser(database, input.userId), alongside: undefined }
+        : await ensureUserWith(database, input.userId, {
+            sql: latestConversationJsonSql(1, 2),
+            params: [input.channel],
+          });
     if (input.channelMessageId) {
       const seen = await turnOfChannelMessage(database, input.channel, input.channelMessageId);
       if (seen) return this.#duplicate(seen, user, input);
     }
-    let conversation = await this.#conversationFor(user, input);
+    let conversation = await this.#conversationFor(user, input, latest);
     if (input.mode && input.mode !== conversation.mode) {
       await setConversationMode(database, conversation.id, input.mode);
       conversation = { ...conversation, mode: input.mode };
@@ -416,7 +425,8 @@ export class TurnEngine {
     };
   }
 
-  async #conversationFor(user: User, input: TurnInput): Promise<Conversation> {
+  /** `latest`: what latestConversationJsonSql read with the user (undefined: not read). */
+  async #conversationFor(user: User, input: TurnInput, latest: unknown): Promise<Conversation> {
     const { database } = this.#deps;
     if (input.conversationId) {
       const found = await getConversation(database, user.id, input.conversationId);
@@ -429,8 +439,11 @@ export class TurnEngine {
       return found;
     }
     if (input.newConversation) return createConversation(database, user.id, input.channel);
-    const latest = await findLatestConversation(database, user.id, input.channel);
-    if (latest) return latest;
+    const found =
+      latest === undefined
+        ? await findLatestConversation(database, user.id, input.channel)
+        : conversationFromJson(latest);
+    if (found) return found;
     // None yet: created under a lock, so a user's first messages arriving at two instances at
     // once start one conversation, not two.
     return database.withAdvisoryLock(`first-conversation:${user.id}:${input.channel}`, () =>

@@ -84,17 +84,31 @@ export async function latestConversation(
   return (await findLatestConversation(db, userId, channel)) ?? createConversation(db, userId, channel);
 }
 
+/** The user's (`$userId`) most recently active conversation on the channel (`$channel`): zero or one row. */
+const latestConversationSql = (userId: number, channel: number): string =>
+  `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE user_id = $${userId} AND channel = $${channel} ORDER BY updated_at DESC, created_at DESC LIMIT 1`;
+
 /** The user's most recently active conversation on the channel, or null when there is none. */
 export async function findLatestConversation(
   db: Queryable,
   userId: string,
   channel: string,
 ): Promise<Conversation | null> {
-  const rows = await db.query<ConversationRow>(
-    `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE user_id = $1 AND channel = $2 ORDER BY updated_at DESC, created_at DESC LIMIT 1`,
-    [userId, channel],
-  );
+  const rows = await db.query<ConversationRow>(latestConversationSql(1, 2), [userId, channel]);
   return rows[0] ? toConversation(rows[0]) : null;
+}
+
+/**
+ * findLatestConversation as a scalar expression for another folder's statement (one round trip
+ * for both): JSON of the conversation or null, for conversationFromJson. `$n` are parameter positions.
+ */
+export function latestConversationJsonSql(userId: number, channel: number): string {
+  return `(SELECT row_to_json(latest) FROM (${latestConversationSql(userId, channel)}) latest)`;
+}
+
+/** What latestConversationJsonSql read, as findLatestConversation returns it. */
+export function conversationFromJson(json: unknown): Conversation | null {
+  return json ? toConversation(json as ConversationRow) : null;
 }
 
 export async function setConversationMode(db: Queryable, id: string, mode: string | null): Promise<void> {

@@ -8,10 +8,12 @@ export {
 export {
   appendMessage,
   type Conversation,
+  conversationFromJson,
   createConversation,
   findLatestConversation,
   getConversation,
   latestConversation,
+  latestConversationJsonSql,
   messagesOfTurn,
   type NewMessage,
   recentMessages,
