@@ -14,6 +14,7 @@ import {
   latestConversation,
   latestConversationJsonSql,
   recentMessages,
+  type StoredMessage,
   setConversationMode,
 } from '../memory/index.ts';
 import type { SkillExecutor, SkillHandler, SkillSnapshot, UnavailableDomain } from '../skills/index.ts';
@@ -103,6 +104,8 @@ export const SPOKEN_TURN_NOTE =
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'paused', 'interrupted', 'failed']);
 const lockKey = (conversationId: string) => `conversation:${conversationId}`;
+/** How many of the conversation's newest messages (after its summary) a turn reads. */
+const HISTORY_LIMIT = 400;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -277,10 +280,11 @@ export class TurnEngine {
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
     return this.#locks.run(lockKey(turn.conversationId), async () => {
-      const { own, recovered, latestEnded } = await this.#recoverBefore(
+      const { own, recovered, latestEnded, stored } = await this.#recoverBefore(
         turn.conversationId,
         turn.seq,
         turn.id,
+        conversation,
       );
       // Still open (the usual case): the row just read is current; otherwise read how it ended.
       let current = own ?? (await getTurn(database, turn.id))!;
@@ -295,8 +299,9 @@ export class TurnEngine {
         mission: input.mission,
         receipts: input.receipts,
         conversation,
-        // Turns recovered just now ended after that read.
+        // Turns recovered just now ended after that read, and wrote to the conversation.
         latestEnded: recovered === 0 ? latestEnded : undefined,
+        stored: recovered === 0 && current === own ? stored : undefined,
       });
     });
   }
@@ -304,17 +309,33 @@ export class TurnEngine {
   /**
    * Turns of the conversation up to `throughSeq` left queued or running by dead instances:
    * a running one is recovered (re-queued when it had run no skill, else interrupted with a
-   * note); a queued one is then run. Call under the conversation lock. Returns how many.
+   * note); a queued one is then run. Call under the conversation lock. Returns how many, and
+   * with `conversation` the history a turn run next reads, as it was before any recovery.
    */
   async #recoverBefore(
     conversationId: string,
     throughSeq: number,
     exceptId: string | null,
-  ): Promise<{ recovered: number; own: TurnRecord | undefined; latestEnded: TurnRecord | null }> {
+    conversation?: Conversation,
+  ): Promise<{
+    recovered: number;
+    own: TurnRecord | undefined;
+    latestEnded: TurnRecord | null;
+    stored: StoredMessage[] | undefined;
+  }> {
     const { database } = this.#deps;
     let recovered = 0;
     let own: TurnRecord | undefined;
-    const { open: openOnes, latestEnded } = await turnsToRun(database, conversationId, throughSeq);
+    const {
+      open: openOnes,
+      latestEnded,
+      stored,
+    } = await turnsToRun(
+      database,
+      conversationId,
+      throughSeq,
+      conversation && { afterId: conversation.summaryThroughMessageId, limit: HISTORY_LIMIT },
+    );
     for (const open of openOnes) {
       if (open.id === exceptId) {
         own = open;
@@ -337,7 +358,7 @@ export class TurnEngine {
       );
       await this.#start(queued, user, noEmit, undefined);
     }
-    return { recovered, own, latestEnded };
+    return { recovered, own, latestEnded, stored };
   }
 
   async #start(
@@ -352,6 +373,8 @@ export class TurnEngine {
       /** Already read by the caller; read here when not given. */
       conversation?: Conversation | undefined;
       latestEnded?: TurnRecord | null | undefined;
+      /** The conversation's history, read under its lock with nothing written since. */
+      stored?: StoredMessage[] | undefined;
     } = {},
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
@@ -361,10 +384,12 @@ export class TurnEngine {
     if (!conversation)
       throw new RefusedError('conversation_not_found', `No conversation ${turn.conversationId}.`);
     // Everything the turn reads of its conversation, loaded once (we hold its lock).
-    const stored = await recentMessages(database, conversation.id, {
-      limit: 400,
-      afterId: conversation.summaryThroughMessageId,
-    });
+    const stored =
+      known.stored ??
+      (await recentMessages(database, conversation.id, {
+        limit: HISTORY_LIMIT,
+        afterId: conversation.summaryThroughMessageId,
+      }));
     const deps = { ...this.#deps, now: this.#now };
     // A turn re-run after a crash keeps the context its message was first sent with.
     let context = stored.find((message) => message.id === turn.userMessageId)?.context ?? null;

@@ -1,6 +1,13 @@
 import type { Queryable } from '../db/index.ts';
 import { countTokensAsync, turnUsageSql, type Usage } from '../llm/index.ts';
-import { insertReplyMessageSql, insertUserMessageSql, touchConversationSql } from '../memory/index.ts';
+import {
+  insertReplyMessageSql,
+  insertUserMessageSql,
+  messagesFromJson,
+  recentMessagesJsonSql,
+  type StoredMessage,
+  touchConversationSql,
+} from '../memory/index.ts';
 
 /*
  * Turns (`turns`, owned by this folder: the engine's queue). A turn is stored `queued` the moment
@@ -57,7 +64,12 @@ const COLUMNS = [
   'finished_at AS "finishedAt"',
 ].join(', ');
 
-type TurnRow = Omit<TurnRecord, 'startedAt' | 'finishedAt'> & { startedAt: Date; finishedAt: Date | null };
+/** A row as read; times are text when the row came inside JSON. */
+type TurnRow = Omit<TurnRecord, 'queuedAt' | 'startedAt' | 'finishedAt'> & {
+  queuedAt: Date | string;
+  startedAt: Date | string;
+  finishedAt: Date | string | null;
+};
 
 const toTurn = ({ queuedAt, startedAt, finishedAt, ...row }: TurnRow): TurnRecord => ({
   ...row,
@@ -187,26 +199,31 @@ export async function claimTurn(
 
 /**
  * In one round trip: the conversation's queued or running turns up to `throughSeq`, in order,
- * and its latest turn that has ended (a paused one may be resumed by the next).
+ * its latest turn that has ended (a paused one may be resumed by the next) and, when `history`
+ * asks, its newest `limit` messages after `afterId` (what a turn run next reads, oldest first).
  */
 export async function turnsToRun(
   db: Queryable,
   conversationId: string,
   throughSeq: number,
-): Promise<{ open: TurnRecord[]; latestEnded: TurnRecord | null }> {
-  const rows = await db.query<TurnRow & { open: boolean }>(
-    `(SELECT ${COLUMNS}, true AS open FROM turns
-      WHERE conversation_id = $1 AND status IN ('queued', 'running') AND seq <= $2)
-     UNION ALL
-     (SELECT ${COLUMNS}, false AS open FROM turns
-      WHERE conversation_id = $1 AND status NOT IN ('queued', 'running') ORDER BY seq DESC LIMIT 1)
-     ORDER BY seq`,
-    [conversationId, throughSeq],
+  history?: { afterId: number; limit: number },
+): Promise<{ open: TurnRecord[]; latestEnded: TurnRecord | null; stored?: StoredMessage[] }> {
+  const messages = history ? recentMessagesJsonSql({ conversationId: 1, afterId: 3, limit: 4 }) : 'NULL';
+  const [row] = await db.query<{ turns: Array<TurnRow & { open: boolean }>; messages: unknown }>(
+    `SELECT (SELECT json_agg(listed ORDER BY listed.seq) FROM (
+       (SELECT ${COLUMNS}, true AS open FROM turns
+        WHERE conversation_id = $1 AND status IN ('queued', 'running') AND seq <= $2)
+       UNION ALL
+       (SELECT ${COLUMNS}, false AS open FROM turns
+        WHERE conversation_id = $1 AND status NOT IN ('queued', 'running') ORDER BY seq DESC LIMIT 1)
+     ) listed) AS turns, ${messages} AS messages`,
+    history ? [conversationId, throughSeq, history.afterId, history.limit] : [conversationId, throughSeq],
   );
-  const turns = rows.map(({ open, ...row }) => ({ open, turn: toTurn(row) }));
+  const turns = (row?.turns ?? []).map(({ open, ...turn }) => ({ open, turn: toTurn(turn) }));
   return {
     open: turns.filter((entry) => entry.open).map((entry) => entry.turn),
     latestEnded: turns.find((entry) => !entry.open)?.turn ?? null,
+    ...(history ? { stored: messagesFromJson(row?.messages) } : {}),
   };
 }
 
