@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/index.ts';
-import type { Usage } from './types.ts';
 
 /* Reads of `llm_calls` (owned by this folder; rows are written by the usage recorder). */
 
