@@ -31,6 +31,7 @@ const OWNERS: Record<string, string> = {
   memory_user_stats: 'memory',
   message_term_stats: 'memory',
   message_user_stats: 'memory',
+  word_forms: 'memory',
   entities: 'memory',
   entity_relations: 'memory',
   entity_mentions: 'memory',

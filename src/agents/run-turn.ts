@@ -6,7 +6,6 @@ import {
   type LlmClient,
   NOT_CONFIGURED_MESSAGE,
   type ToolDefinition,
-  turnUsage,
   type Usage,
 } from '../llm/index.ts';
 import type { Logger } from '../logging/index.ts';
@@ -298,7 +297,6 @@ export async function runClaimedTurn(
     board,
     claimed,
     emit,
-    persist,
     originalRequest: scope.originalRequest,
     stopped,
     receiptLines: options.receiptLines,
@@ -378,7 +376,6 @@ async function finish(
     board: AgentBoard;
     claimed: ClaimedTurn;
     emit: Emit;
-    persist: (message: ChatMessage) => Promise<void>;
     originalRequest: string;
     stopped: InterruptionCause | null;
     receiptLines: boolean;
@@ -454,17 +451,19 @@ async function finish(
   const recorded = await recordedReceipts(database, turnId);
   const receipts = [...recorded, ...unbackedClaims(modelText, recorded)];
   if (options.receiptLines) reply = withReceiptLines(reply, receipts);
-  await options.persist({ role: 'assistant', content: reply });
-  const usage = await turnUsage(database, turnId);
-  await finishTurn(database, turnId, {
-    status: status as 'completed' | 'paused' | 'interrupted' | 'failed',
-    reply,
-    stopReason: options.stopped && outcome.kind !== 'reply' ? 'interrupted' : outcome.kind,
-    error,
-    state,
-    usage,
-    receipts: receiptsJson(receipts),
-  });
+  // The reply joins the conversation in the statement that ends the turn: never one without the other.
+  const usage = await finishTurn(
+    database,
+    { id: turnId, conversationId: claimed.conversation.id, userId: claimed.user.id },
+    {
+      status: status as 'completed' | 'paused' | 'interrupted' | 'failed',
+      reply,
+      stopReason: options.stopped && outcome.kind !== 'reply' ? 'interrupted' : outcome.kind,
+      error,
+      state,
+      receipts: receiptsJson(receipts),
+    },
+  );
   options.emit({ type: 'turn_end', turnId, status, reply, usage, receipts });
   if (deps.afterTurn && status !== 'failed') {
     // Awaited so the follow-up work (a queued compaction job) is stored before the reply goes out.

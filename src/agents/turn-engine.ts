@@ -7,16 +7,19 @@ import type { Logger } from '../logging/index.ts';
 import {
   appendMessage,
   type Conversation,
+  conversationFromJson,
   createConversation,
   findLatestConversation,
   getConversation,
   latestConversation,
+  latestConversationJsonSql,
   recentMessages,
+  type StoredMessage,
   setConversationMode,
 } from '../memory/index.ts';
 import type { SkillExecutor, SkillHandler, SkillSnapshot, UnavailableDomain } from '../skills/index.ts';
 import { unstorableCharacter } from '../skills/index.ts';
-import { ensureUser, getUser, type User } from '../users/index.ts';
+import { ensureUser, ensureUserWith, getUser, type User } from '../users/index.ts';
 import type { TurnStatus } from './agent-types.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
 import { recoverOrphanedTurn } from './paused-turns.ts';
@@ -101,6 +104,8 @@ export const SPOKEN_TURN_NOTE =
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'paused', 'interrupted', 'failed']);
 const lockKey = (conversationId: string) => `conversation:${conversationId}`;
+/** How many of the conversation's newest messages (after its summary) a turn reads. */
+const HISTORY_LIMIT = 400;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -144,12 +149,19 @@ export class TurnEngine {
   async #handle(input: TurnInput): Promise<TurnOutcome> {
     const { database } = this.#deps;
     await this.#register();
-    const user = await ensureUser(database, input.userId);
+    // Usually the message goes to the user's latest conversation: read with the user, in one round trip.
+    const { user, alongside: latest } =
+      input.conversationId || input.newConversation
+        ? { user: await ensureUser(database, input.userId), alongside: undefined }
+        : await ensureUserWith(database, input.userId, {
+            sql: latestConversationJsonSql(1, 2),
+            params: [input.channel],
+          });
     if (input.channelMessageId) {
       const seen = await turnOfChannelMessage(database, input.channel, input.channelMessageId);
       if (seen) return this.#duplicate(seen, user, input);
     }
-    let conversation = await this.#conversationFor(user, input);
+    let conversation = await this.#conversationFor(user, input, latest);
     if (input.mode && input.mode !== conversation.mode) {
       await setConversationMode(database, conversation.id, input.mode);
       conversation = { ...conversation, mode: input.mode };
@@ -268,10 +280,11 @@ export class TurnEngine {
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
     return this.#locks.run(lockKey(turn.conversationId), async () => {
-      const { own, recovered, latestEnded } = await this.#recoverBefore(
+      const { own, recovered, latestEnded, stored } = await this.#recoverBefore(
         turn.conversationId,
         turn.seq,
         turn.id,
+        conversation,
       );
       // Still open (the usual case): the row just read is current; otherwise read how it ended.
       let current = own ?? (await getTurn(database, turn.id))!;
@@ -286,8 +299,9 @@ export class TurnEngine {
         mission: input.mission,
         receipts: input.receipts,
         conversation,
-        // Turns recovered just now ended after that read.
+        // Turns recovered just now ended after that read, and wrote to the conversation.
         latestEnded: recovered === 0 ? latestEnded : undefined,
+        stored: recovered === 0 && current === own ? stored : undefined,
       });
     });
   }
@@ -295,17 +309,33 @@ export class TurnEngine {
   /**
    * Turns of the conversation up to `throughSeq` left queued or running by dead instances:
    * a running one is recovered (re-queued when it had run no skill, else interrupted with a
-   * note); a queued one is then run. Call under the conversation lock. Returns how many.
+   * note); a queued one is then run. Call under the conversation lock. Returns how many, and
+   * with `conversation` the history a turn run next reads, as it was before any recovery.
    */
   async #recoverBefore(
     conversationId: string,
     throughSeq: number,
     exceptId: string | null,
-  ): Promise<{ recovered: number; own: TurnRecord | undefined; latestEnded: TurnRecord | null }> {
+    conversation?: Conversation,
+  ): Promise<{
+    recovered: number;
+    own: TurnRecord | undefined;
+    latestEnded: TurnRecord | null;
+    stored: StoredMessage[] | undefined;
+  }> {
     const { database } = this.#deps;
     let recovered = 0;
     let own: TurnRecord | undefined;
-    const { open: openOnes, latestEnded } = await turnsToRun(database, conversationId, throughSeq);
+    const {
+      open: openOnes,
+      latestEnded,
+      stored,
+    } = await turnsToRun(
+      database,
+      conversationId,
+      throughSeq,
+      conversation && { afterId: conversation.summaryThroughMessageId, limit: HISTORY_LIMIT },
+    );
     for (const open of openOnes) {
       if (open.id === exceptId) {
         own = open;
@@ -328,7 +358,7 @@ export class TurnEngine {
       );
       await this.#start(queued, user, noEmit, undefined);
     }
-    return { recovered, own, latestEnded };
+    return { recovered, own, latestEnded, stored };
   }
 
   async #start(
@@ -343,6 +373,8 @@ export class TurnEngine {
       /** Already read by the caller; read here when not given. */
       conversation?: Conversation | undefined;
       latestEnded?: TurnRecord | null | undefined;
+      /** The conversation's history, read under its lock with nothing written since. */
+      stored?: StoredMessage[] | undefined;
     } = {},
   ): Promise<TurnOutcome> {
     const { database } = this.#deps;
@@ -352,10 +384,12 @@ export class TurnEngine {
     if (!conversation)
       throw new RefusedError('conversation_not_found', `No conversation ${turn.conversationId}.`);
     // Everything the turn reads of its conversation, loaded once (we hold its lock).
-    const stored = await recentMessages(database, conversation.id, {
-      limit: 400,
-      afterId: conversation.summaryThroughMessageId,
-    });
+    const stored =
+      known.stored ??
+      (await recentMessages(database, conversation.id, {
+        limit: HISTORY_LIMIT,
+        afterId: conversation.summaryThroughMessageId,
+      }));
     const deps = { ...this.#deps, now: this.#now };
     // A turn re-run after a crash keeps the context its message was first sent with.
     let context = stored.find((message) => message.id === turn.userMessageId)?.context ?? null;
@@ -416,7 +450,8 @@ export class TurnEngine {
     };
   }
 
-  async #conversationFor(user: User, input: TurnInput): Promise<Conversation> {
+  /** `latest`: what latestConversationJsonSql read with the user (undefined: not read). */
+  async #conversationFor(user: User, input: TurnInput, latest: unknown): Promise<Conversation> {
     const { database } = this.#deps;
     if (input.conversationId) {
       const found = await getConversation(database, user.id, input.conversationId);
@@ -429,8 +464,11 @@ export class TurnEngine {
       return found;
     }
     if (input.newConversation) return createConversation(database, user.id, input.channel);
-    const latest = await findLatestConversation(database, user.id, input.channel);
-    if (latest) return latest;
+    const found =
+      latest === undefined
+        ? await findLatestConversation(database, user.id, input.channel)
+        : conversationFromJson(latest);
+    if (found) return found;
     // None yet: created under a lock, so a user's first messages arriving at two instances at
     // once start one conversation, not two.
     return database.withAdvisoryLock(`first-conversation:${user.id}:${input.channel}`, () =>

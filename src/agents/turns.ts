@@ -1,6 +1,13 @@
 import type { Queryable } from '../db/index.ts';
-import { countTokensAsync, type Usage } from '../llm/index.ts';
-import { insertUserMessageSql, touchConversationSql } from '../memory/index.ts';
+import { countTokensAsync, turnUsageSql, type Usage } from '../llm/index.ts';
+import {
+  insertReplyMessageSql,
+  insertUserMessageSql,
+  messagesFromJson,
+  recentMessagesJsonSql,
+  type StoredMessage,
+  touchConversationSql,
+} from '../memory/index.ts';
 
 /*
  * Turns (`turns`, owned by this folder: the engine's queue). A turn is stored `queued` the moment
@@ -57,7 +64,12 @@ const COLUMNS = [
   'finished_at AS "finishedAt"',
 ].join(', ');
 
-type TurnRow = Omit<TurnRecord, 'startedAt' | 'finishedAt'> & { startedAt: Date; finishedAt: Date | null };
+/** A row as read; times are text when the row came inside JSON. */
+type TurnRow = Omit<TurnRecord, 'queuedAt' | 'startedAt' | 'finishedAt'> & {
+  queuedAt: Date | string;
+  startedAt: Date | string;
+  finishedAt: Date | string | null;
+};
 
 const toTurn = ({ queuedAt, startedAt, finishedAt, ...row }: TurnRow): TurnRecord => ({
   ...row,
@@ -187,26 +199,31 @@ export async function claimTurn(
 
 /**
  * In one round trip: the conversation's queued or running turns up to `throughSeq`, in order,
- * and its latest turn that has ended (a paused one may be resumed by the next).
+ * its latest turn that has ended (a paused one may be resumed by the next) and, when `history`
+ * asks, its newest `limit` messages after `afterId` (what a turn run next reads, oldest first).
  */
 export async function turnsToRun(
   db: Queryable,
   conversationId: string,
   throughSeq: number,
-): Promise<{ open: TurnRecord[]; latestEnded: TurnRecord | null }> {
-  const rows = await db.query<TurnRow & { open: boolean }>(
-    `(SELECT ${COLUMNS}, true AS open FROM turns
-      WHERE conversation_id = $1 AND status IN ('queued', 'running') AND seq <= $2)
-     UNION ALL
-     (SELECT ${COLUMNS}, false AS open FROM turns
-      WHERE conversation_id = $1 AND status NOT IN ('queued', 'running') ORDER BY seq DESC LIMIT 1)
-     ORDER BY seq`,
-    [conversationId, throughSeq],
+  history?: { afterId: number; limit: number },
+): Promise<{ open: TurnRecord[]; latestEnded: TurnRecord | null; stored?: StoredMessage[] }> {
+  const messages = history ? recentMessagesJsonSql({ conversationId: 1, afterId: 3, limit: 4 }) : 'NULL';
+  const [row] = await db.query<{ turns: Array<TurnRow & { open: boolean }>; messages: unknown }>(
+    `SELECT (SELECT json_agg(listed ORDER BY listed.seq) FROM (
+       (SELECT ${COLUMNS}, true AS open FROM turns
+        WHERE conversation_id = $1 AND status IN ('queued', 'running') AND seq <= $2)
+       UNION ALL
+       (SELECT ${COLUMNS}, false AS open FROM turns
+        WHERE conversation_id = $1 AND status NOT IN ('queued', 'running') ORDER BY seq DESC LIMIT 1)
+     ) listed) AS turns, ${messages} AS messages`,
+    history ? [conversationId, throughSeq, history.afterId, history.limit] : [conversationId, throughSeq],
   );
-  const turns = rows.map(({ open, ...row }) => ({ open, turn: toTurn(row) }));
+  const turns = (row?.turns ?? []).map(({ open, ...turn }) => ({ open, turn: toTurn(turn) }));
   return {
     open: turns.filter((entry) => entry.open).map((entry) => entry.turn),
     latestEnded: turns.find((entry) => !entry.open)?.turn ?? null,
+    ...(history ? { stored: messagesFromJson(row?.messages) } : {}),
   };
 }
 
@@ -255,38 +272,55 @@ export async function interruptTurn(
 
 export type TurnEnd = {
   status: Exclude<TurnState, 'queued' | 'running'>;
+  /** What the user is told: stored as the turn's last message and with the turn. */
   reply: string;
   stopReason: string;
   error: string | null;
   state: unknown;
   /** The turn's receipts (JSON). */
   receipts: unknown;
-  /** What the turn's model calls used. */
-  usage: Usage;
 };
 
-export async function finishTurn(db: Queryable, id: string, end: TurnEnd): Promise<void> {
-  const { usage } = end;
-  await db.query(
-    `UPDATE turns SET status = $1, reply = $2, stop_reason = $3, error = $4, state = $5, receipts = $6,
-       prompt_tokens = $7, cached_tokens = $8, cache_write_tokens = $9, completion_tokens = $10, cost = $11,
-       finished_at = now()
-     WHERE id = $12`,
-    [
-      end.status,
-      end.reply,
-      end.stopReason,
-      end.error,
-      end.state === null ? null : JSON.stringify(end.state),
-      JSON.stringify(end.receipts),
-      usage.promptTokens,
-      usage.cachedTokens,
-      usage.cacheWriteTokens,
-      usage.completionTokens,
-      usage.cost,
-      id,
-    ],
-  );
+/** finishTurn's statement; the SQL for memory's and llm's tables comes from them. Parameters as in finishTurn. */
+const FINISH_WITH_REPLY = `WITH reply AS (${insertReplyMessageSql({
+  turnId: 1,
+  conversationId: 2,
+  userId: 3,
+  content: 5,
+  tokenCount: 10,
+})}),
+     usage AS (${turnUsageSql(1)}),
+     ended AS (
+       UPDATE turns SET status = $4, reply = $5, stop_reason = $6, error = $7, state = $8, receipts = $9,
+         prompt_tokens = usage."promptTokens", cached_tokens = usage."cachedTokens",
+         cache_write_tokens = usage."cacheWriteTokens", completion_tokens = usage."completionTokens",
+         cost = usage.cost, finished_at = now()
+       FROM usage WHERE turns.id = $1)
+     SELECT * FROM usage`;
+
+/**
+ * Ends a turn in one statement: stores its reply as the conversation's next message, and the
+ * turn's end with what its model calls used — summed from `llm_calls` as they stand, so a turn
+ * resumed after a crash counts the calls made before it too. Returns that usage.
+ */
+export async function finishTurn(
+  db: Queryable,
+  turn: { id: string; conversationId: string; userId: string },
+  end: TurnEnd,
+): Promise<Usage> {
+  const rows = await db.query<Usage>(FINISH_WITH_REPLY, [
+    turn.id,
+    turn.conversationId,
+    turn.userId,
+    end.status,
+    end.reply,
+    end.stopReason,
+    end.error,
+    end.state === null ? null : JSON.stringify(end.state),
+    JSON.stringify(end.receipts),
+    await countTokensAsync(end.reply),
+  ]);
+  return rows[0]!;
 }
 
 /** The conversation's latest turn that has started (for resuming a paused one). */

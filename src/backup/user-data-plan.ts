@@ -18,6 +18,7 @@ export const SHARED_TABLES: Readonly<Record<string, string>> = {
   skill_circuit_breakers: "each skill's health, for everyone",
   webhook_rejections: 'counts of refused webhooks per channel and reason',
   channel_cursors: "where Discord's and Matrix's event streams and the email channel's inbox were read to",
+  word_forms: 'the irregular and informal word forms recall treats as one word (English, not anyone’s)',
 };
 
 /**

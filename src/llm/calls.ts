@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/index.ts';
-import type { Usage } from './types.ts';
 
 /* Reads of `llm_calls` (owned by this folder; rows are written by the usage recorder). */
 
@@ -55,14 +54,14 @@ export async function llmCallsOfTurn(db: Queryable, turnId: string): Promise<Llm
   }));
 }
 
-/** Total usage of a turn's LLM calls. */
-export async function turnUsage(db: Queryable, turnId: string): Promise<Usage> {
-  const rows = await db.query<Usage>(
-    `SELECT COALESCE(sum(prompt_tokens), 0)::int AS "promptTokens", COALESCE(sum(cached_tokens), 0)::int AS "cachedTokens",
+/**
+ * A statement's CTE body: the total usage of a turn's LLM calls as one row, its columns named as
+ * `Usage`'s fields (`$n`: the turn id). agents/ stores it with the turn's end in one statement, so
+ * the usage recorded is what `llm_calls` holds then — calls from before a crash included.
+ */
+export function turnUsageSql(turnId: number): string {
+  return `SELECT COALESCE(sum(prompt_tokens), 0)::int AS "promptTokens", COALESCE(sum(cached_tokens), 0)::int AS "cachedTokens",
             COALESCE(sum(cache_write_tokens), 0)::int AS "cacheWriteTokens",
             COALESCE(sum(completion_tokens), 0)::int AS "completionTokens", COALESCE(sum(cost), 0)::float8 AS cost
-     FROM llm_calls WHERE turn_id = $1`,
-    [turnId],
-  );
-  return rows[0]!;
+     FROM llm_calls WHERE turn_id = $${turnId}`;
 }

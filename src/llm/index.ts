@@ -79,4 +79,4 @@ export function createLlmClient(
     ...options,
   });
 }
-export { type LlmCallRow, llmCallsOfTurn, turnUsage } from './calls.ts';
+export { type LlmCallRow, llmCallsOfTurn, turnUsageSql } from './calls.ts';

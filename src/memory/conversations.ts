@@ -84,17 +84,31 @@ export async function latestConversation(
   return (await findLatestConversation(db, userId, channel)) ?? createConversation(db, userId, channel);
 }
 
+/** The user's (`$userId`) most recently active conversation on the channel (`$channel`): zero or one row. */
+const latestConversationSql = (userId: number, channel: number): string =>
+  `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE user_id = $${userId} AND channel = $${channel} ORDER BY updated_at DESC, created_at DESC LIMIT 1`;
+
 /** The user's most recently active conversation on the channel, or null when there is none. */
 export async function findLatestConversation(
   db: Queryable,
   userId: string,
   channel: string,
 ): Promise<Conversation | null> {
-  const rows = await db.query<ConversationRow>(
-    `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE user_id = $1 AND channel = $2 ORDER BY updated_at DESC, created_at DESC LIMIT 1`,
-    [userId, channel],
-  );
+  const rows = await db.query<ConversationRow>(latestConversationSql(1, 2), [userId, channel]);
   return rows[0] ? toConversation(rows[0]) : null;
+}
+
+/**
+ * findLatestConversation as a scalar expression for another folder's statement (one round trip
+ * for both): JSON of the conversation or null, for conversationFromJson. `$n` are parameter positions.
+ */
+export function latestConversationJsonSql(userId: number, channel: number): string {
+  return `(SELECT row_to_json(latest) FROM (${latestConversationSql(userId, channel)}) latest)`;
+}
+
+/** What latestConversationJsonSql read, as findLatestConversation returns it. */
+export function conversationFromJson(json: unknown): Conversation | null {
+  return json ? toConversation(json as ConversationRow) : null;
 }
 
 export async function setConversationMode(db: Queryable, id: string, mode: string | null): Promise<void> {
@@ -205,20 +219,40 @@ export async function messagesOfTurn(db: Queryable, turnId: string): Promise<Sto
   return rows.map(toStoredMessage);
 }
 
+/**
+ * SQL of a scalar expression: JSON of the newest `$limit` messages of conversation `$conversationId`
+ * after message `$afterId` (and before `$beforeId`, a bigint or null, when given), oldest first.
+ * One JSON value instead of a row per message: a turn reads hundreds of them, and decoding one
+ * document costs half as much as decoding every field of every row. `$n` are parameter positions.
+ */
+export function recentMessagesJsonSql(at: {
+  conversationId: number;
+  afterId: number;
+  limit: number;
+  beforeId?: number;
+}): string {
+  const before =
+    at.beforeId === undefined ? '' : ` AND ($${at.beforeId}::bigint IS NULL OR id < $${at.beforeId})`;
+  return `(SELECT coalesce(json_agg(recent ORDER BY recent.id), '[]'::json) FROM (
+       SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
+       FROM messages WHERE conversation_id = $${at.conversationId}${before} AND id > $${at.afterId}
+       ORDER BY id DESC LIMIT $${at.limit}) recent)`;
+}
+
+/** What recentMessagesJsonSql read, as recentMessages returns it. */
+export function messagesFromJson(json: unknown): StoredMessage[] {
+  return ((json ?? []) as MessageRow[]).map(toStoredMessage);
+}
+
 /** The newest `limit` messages of a conversation (after `afterId`, before `beforeId`), oldest first. */
 export async function recentMessages(
   db: Queryable,
   conversationId: string,
   options: { limit?: number; beforeId?: number; afterId?: number } = {},
 ): Promise<StoredMessage[]> {
-  // One JSON value instead of a row per message: a turn reads hundreds of them, and decoding
-  // one document costs half as much as decoding every field of every row.
-  const [row] = await db.query<{ messages: MessageRow[] }>(
-    `SELECT coalesce(json_agg(recent ORDER BY recent.id), '[]'::json) AS messages FROM (
-       SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
-       FROM messages WHERE conversation_id = $1 AND ($2::bigint IS NULL OR id < $2) AND id > $4
-       ORDER BY id DESC LIMIT $3) recent`,
+  const [row] = await db.query<{ messages: unknown }>(
+    `SELECT ${recentMessagesJsonSql({ conversationId: 1, beforeId: 2, limit: 3, afterId: 4 })} AS messages`,
     [conversationId, options.beforeId ?? null, options.limit ?? 200, options.afterId ?? 0],
   );
-  return (row?.messages ?? []).map(toStoredMessage);
+  return messagesFromJson(row?.messages);
 }

@@ -8,13 +8,17 @@ export {
 export {
   appendMessage,
   type Conversation,
+  conversationFromJson,
   createConversation,
   findLatestConversation,
   getConversation,
   latestConversation,
+  latestConversationJsonSql,
+  messagesFromJson,
   messagesOfTurn,
   type NewMessage,
   recentMessages,
+  recentMessagesJsonSql,
   type StoredMessage,
   setConversationMode,
   setMessageContext,
@@ -85,4 +89,10 @@ export {
   VECTOR_INDEX_MIN_ROWS,
   vectorIndexName,
 } from './store/index.ts';
-export { insertUserMessageSql, touchConversationSql, type UserMessageParams } from './turn-message-sql.ts';
+export {
+  insertReplyMessageSql,
+  insertUserMessageSql,
+  type ReplyMessageParams,
+  touchConversationSql,
+  type UserMessageParams,
+} from './turn-message-sql.ts';

@@ -18,6 +18,7 @@ export {
 } from './identities.ts';
 export {
   ensureUser,
+  ensureUserWith,
   getUser,
   listUserIds,
   systemTimezone,

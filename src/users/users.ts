@@ -64,6 +64,35 @@ export async function updateUser(
   return { id: row.id, displayName: row.display_name, timezone: row.timezone };
 }
 
+/**
+ * The user, as ensureUser gives it, with one more value read in the same round trip by another
+ * folder's SQL: `alongside.sql` is a scalar expression over `$1` (the user id) and `$2`…
+ * (`alongside.params`). `alongside` is undefined when the user was created now (read it then).
+ */
+export async function ensureUserWith(
+  db: Queryable,
+  id: string,
+  alongside: { sql: string; params: readonly unknown[] },
+): Promise<{ user: User; alongside: unknown }> {
+  const problem = userIdProblem(id);
+  if (problem) throw new Error(problem);
+  const rows = await db.query<{
+    id: string;
+    display_name: string | null;
+    timezone: string;
+    alongside: unknown;
+  }>(`SELECT id, display_name, timezone, ${alongside.sql} AS alongside FROM users WHERE id = $1`, [
+    id,
+    ...alongside.params,
+  ]);
+  const row = rows[0];
+  if (!row) return { user: await ensureUser(db, id), alongside: undefined };
+  return {
+    user: { id: row.id, displayName: row.display_name, timezone: row.timezone },
+    alongside: row.alongside,
+  };
+}
+
 export async function getUser(db: Queryable, id: string): Promise<User | null> {
   const rows = await db.query<{ id: string; display_name: string | null; timezone: string }>(
     'SELECT id, display_name, timezone FROM users WHERE id = $1',

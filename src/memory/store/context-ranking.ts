@@ -7,7 +7,7 @@ import type { DayRange } from './query-dates.ts';
  * years now!") while the turn before it ("How long have you had the bakery?") holds them all.
  */
 
-/** One query term: a stemmed word with the forms it stands for (word-forms.ts), and its weight. */
+/** One query term: a stemmed word with the forms it stands for (the `word_forms` table, migrations/0250), and its weight. */
 export type RankingTerm = { lexemes: readonly string[]; weight: number };
 
 /** A text that may rank: a memory or a message, with what it holds and who is around it. */

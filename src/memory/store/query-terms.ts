@@ -1,6 +1,5 @@
 import type { Database } from '../../db/index.ts';
 import { type RankingTerm, termWeight } from './context-ranking.ts';
-import { WORD_FORM_GROUPS } from './word-forms.ts';
 
 /** A query term with its document counts in each source. */
 export type Term = RankingTerm & { memoryCount: number; messageCount: number };
@@ -26,24 +25,6 @@ export type Analysed = {
   messageDocs: number;
 };
 
-/** The word-form groups as lexemes (lexeme, group index), stemmed by the database once. */
-let groupLexemes: Promise<{ lexemes: string[]; groups: number[] }> | null = null;
-
-function wordFormLexemes(db: Database): Promise<{ lexemes: string[]; groups: number[] }> {
-  groupLexemes ??= db
-    .query<{ lexeme: string; gid: number }>(
-      `SELECT DISTINCT t.lexeme, g.gid FROM unnest($1::text[], $2::int[]) AS g(word, gid),
-         unnest(to_tsvector('english', g.word)) t ORDER BY g.gid, t.lexeme`,
-      [WORD_FORM_GROUPS.flat(), WORD_FORM_GROUPS.flatMap((group, index) => group.map(() => index))],
-    )
-    .then((rows) => ({ lexemes: rows.map((row) => row.lexeme), groups: rows.map((row) => Number(row.gid)) }))
-    .catch((error: unknown) => {
-      groupLexemes = null;
-      throw error;
-    });
-  return groupLexemes;
-}
-
 /**
  * The query's terms (each query lexeme with its word forms), their document counts in each
  * source, the user's document counts and lengths, and which query words name a speaker — in one
@@ -61,7 +42,6 @@ export async function analyseQuery(
   words: readonly string[],
 ): Promise<Analysed | null> {
   const names = speakerNames(search.query);
-  const forms = await wordFormLexemes(db);
   const [result] = await db.query<{
     rows: Array<{
       ord: number;
@@ -76,18 +56,20 @@ export async function analyseQuery(
       speakers: string[] | null;
     }>;
   }>(
+    // The arrays are read through `(SELECT $n)`, so the planner estimates them the same whatever
+    // they hold: the prepared statement then keeps one generic plan, where estimating each call's
+    // arrays made it plan the whole statement again for every query.
     `WITH words AS (
-       SELECT x.word, x.ord FROM unnest($2::text[]) WITH ORDINALITY AS x(word, ord)
+       SELECT x.word, x.ord FROM unnest((SELECT $2::text[])) WITH ORDINALITY AS x(word, ord)
      ), query_lexemes AS (
        SELECT DISTINCT ON (t.lexeme) w.ord, t.lexeme FROM words w, unnest(to_tsvector('english', w.word)) t
        ORDER BY t.lexeme, w.ord
-     ), forms AS (
-       SELECT * FROM unnest($3::text[], $4::int[]) AS f(lexeme, gid)
      ), expanded AS (
        SELECT q.ord, q.lexeme AS base, q.lexeme FROM query_lexemes q
        UNION
-       SELECT q.ord, q.lexeme, other.lexeme
-       FROM query_lexemes q JOIN forms f ON f.lexeme = q.lexeme JOIN forms other ON other.gid = f.gid
+       -- A primary-key probe per query lexeme (a subquery, so never a scan of every form).
+       SELECT q.ord, q.lexeme, unnest((SELECT forms FROM word_forms WHERE lexeme = q.lexeme))
+       FROM query_lexemes q
      ), totals AS (
        SELECT
          (SELECT doc_count FROM memory_user_stats WHERE user_id = $1) AS memory_docs,
@@ -97,7 +79,7 @@ export async function analyseQuery(
          -- One index probe per name (LIMIT 1 keeps the planner from hashing all the user's
          -- speakers, which it does without table statistics, as after a large import).
          ARRAY(
-           SELECT n.name FROM unnest($5::text[]) AS n(name)
+           SELECT n.name FROM unnest((SELECT $3::text[])) AS n(name)
            WHERE (SELECT true FROM memory_entries WHERE user_id = $1 AND speaker = n.name LIMIT 1)
              OR (SELECT true FROM messages WHERE user_id = $1 AND lower(speaker) = n.name LIMIT 1)
          ) AS speakers
@@ -109,7 +91,7 @@ export async function analyseQuery(
          totals.*
        FROM totals LEFT JOIN expanded e ON true
      ) found`,
-    [search.userId, [...words], forms.lexemes, forms.groups, names],
+    [search.userId, [...words], names],
   );
   const rows = result?.rows ?? [];
   const first = rows[0];
