@@ -5,9 +5,11 @@ import { mkdir, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
 import { errorMessage, StewardError } from '../errors.ts';
+import { lazyModule } from '../integrations/lazy-module.ts';
 import { CHECKSUMS_ENTRY } from './archive-writer.ts';
+
+const tarStream = lazyModule<typeof import('tar-stream')>('tar-stream');
 
 export type ExtractOptions = {
   /** Called with the first entry's bytes before anything else is read (refuse early by throwing). */
@@ -42,7 +44,7 @@ export async function extractArchive(
   const sums = new Map<string, string>();
   let listed: Map<string, string> | null = null;
   let first = true;
-  const extractor = extract();
+  const extractor = tarStream().extract();
   const reading = pipeline(createReadStream(file), createGunzip(), extractor).catch((error: unknown) => {
     throw damaged(`the archive is damaged or not a Steward backup (${errorMessage(error)})`, error);
   });

@@ -4,7 +4,10 @@ import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { pack } from 'tar-stream';
+import { lazyModule } from '../integrations/lazy-module.ts';
+
+/** tar-stream, loaded by the first backup rather than by every start. */
+const tarStream = lazyModule<typeof import('tar-stream')>('tar-stream');
 
 /** The last entry of every archive: `sha256sum -c` format, one line per entry before it. */
 export const CHECKSUMS_ENTRY = 'SHA256SUMS';
@@ -14,7 +17,7 @@ export const CHECKSUMS_ENTRY = 'SHA256SUMS';
  * SHA256SUMS. Entries are written one at a time: callers await each.
  */
 export class ArchiveWriter {
-  readonly #pack = pack();
+  readonly #pack = tarStream().pack();
   readonly #done: Promise<void>;
   readonly #sums = new Map<string, string>();
   #bytes = 0;
