@@ -6,6 +6,7 @@ import { directTools } from '../src/agents/direct-tools.ts';
 import { orchestratorTools } from '../src/agents/orchestrator-tools.ts';
 import { orchestratorSystemPrompt } from '../src/agents/prompts.ts';
 import type { ChannelMode } from '../src/config/index.ts';
+import type { Runtime } from '../src/runtime.ts';
 import { BUILTIN_SKILLS_DIR } from '../src/runtime.ts';
 import { builtinHandlers } from '../src/skills/handlers/index.ts';
 import { loadSkillRoots, skillsVisibleTo } from '../src/skills/registry/index.ts';
@@ -152,7 +153,47 @@ async function cachingSection(fake: FakeLlm, before: Before): Promise<BenchSecti
   }
 }
 
+/** What a statement's text is called in the breakdown: its first words, whitespace collapsed. */
+const statementLabel = (text: string) => {
+  const words = text.replace(/\s+/g, ' ').trim();
+  return words.length > 60 ? `${words.slice(0, 60)}…` : words;
+};
+
+/**
+ * Database time per turn by statement, from 50 more turns with a timer around every query the
+ * engine makes outside a transaction (a separate pass: the timers are not in the figures above).
+ */
+async function statementBreakdown(runtime: Runtime): Promise<string> {
+  const { database } = runtime;
+  const query = database.query;
+  const spent = new Map<string, { calls: number; ms: number }>();
+  database.query = async (text, params) => {
+    const started = performance.now();
+    try {
+      return await query(text, params);
+    } finally {
+      const entry = spent.get(statementLabel(text)) ?? { calls: 0, ms: 0 };
+      entry.calls++;
+      entry.ms += performance.now() - started;
+      spent.set(statementLabel(text), entry);
+    }
+  };
+  const turns = 50;
+  try {
+    for (let index = 0; index < turns; index++)
+      await runtime.engine.handle({ userId: 'local', text: `pong ${index}`, channel: 'cli' });
+  } finally {
+    database.query = query;
+  }
+  const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms);
+  const total = rows.reduce((sum, [, { ms }]) => sum + ms, 0);
+  const calls = rows.reduce((sum, [, entry]) => sum + entry.calls, 0);
+  const listed = rows.map(([label, entry]) => `\`${label}\` ${(entry.ms / turns).toFixed(2)} ms`).join('; ');
+  return `Database time per turn on PGlite, timed per statement over ${turns} more turns: ${(total / turns).toFixed(2)} ms in ${(calls / turns).toFixed(1)} statements — ${listed}.`;
+}
+
 async function overheadSection(fake: FakeLlm, before: Before): Promise<BenchSection> {
+  let statements = '';
   const baselineRows = before.rows('Engine overhead per turn (instant model)');
   const rows: Array<Array<string | number>> = baselineRows.map((row) =>
     row.length >= 7 ? row : [...row, '—', '—'],
@@ -185,6 +226,7 @@ async function overheadSection(fake: FakeLlm, before: Before): Promise<BenchSect
         engine.push(took - (fake.handlingMs - modelBefore));
       }
       if (backend === 'pglite') {
+        statements = await statementBreakdown(steward.runtime);
         figures.push(
           { name: 'engine turn p50, PGlite', version: 'now', value: ms(percentile(engine, 50)) },
           { name: 'engine turn p99, PGlite', version: 'now', value: ms(percentile(engine, 99)) },
@@ -213,8 +255,8 @@ async function overheadSection(fake: FakeLlm, before: Before): Promise<BenchSect
     figures,
     notes: [
       'Goal (issue #22 §6): engine p50 ≤ 5 ms and p99 ≤ 15 ms on PGlite. Where the time goes, from a CPU profile of this loop (`node --cpu-prof`): about two fifths PostgreSQL inside PGlite (its WebAssembly and its JavaScript protocol side), a tenth the fake model in the same process (taken out of "engine"), the OpenAI client and HTTP, garbage collection ~6 %, and Steward\'s own code (context, events, token counts) a few tenths of a millisecond.',
-      'Of the database time, timed per statement on PGlite: storing the reply (its triggers keep the full-text statistics and the GIN index) ~20 %, the history read (up to 400 messages as one JSON value) ~18 %, the query-term statistics for recall ~20 % (it sends the word-form table, ~400 lexemes, with every query), the claim (user message + turn update in one statement) ~14 %, the rest a few % each.',
-      'Each turn runs twelve statements (user, conversation, turn insert, open and paused turns, history, memory term statistics, claim, LLM call record, reply, usage total, receipts, turn end). On PGlite every statement is one protocol exchange with a prepared statement (src/db/pglite-query.ts).',
+      statements,
+      'On PGlite every statement is one protocol exchange with a prepared statement (src/db/pglite-query.ts).',
     ],
   };
 }
