@@ -25,8 +25,10 @@ class LongestFirst extends BaseSequencer {
     const starts = new Map(
       sorted.map((file) => [file, readFileSync(file.moduleId, 'utf8').match(STARTS_PROCESS)?.length ?? 0]),
     );
-    // Stable: the projects keep the order Vitest gave them.
-    return sorted.sort((a, b) => (a.project.name === b.project.name ? starts.get(b)! - starts.get(a)! : 0));
+    // The projects keep the order Vitest gave them; within one, files that start as many keep theirs.
+    const projects = [...new Set(sorted.map((file) => file.project.name))];
+    const rank = (file: TestSpecification) => projects.indexOf(file.project.name);
+    return sorted.sort((a, b) => rank(a) - rank(b) || starts.get(b)! - starts.get(a)!);
   }
 }
 
