@@ -2,8 +2,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/index.ts';
 import { openPglite, readLockOwner } from '../src/db/index.ts';
+import { silentLogger } from '../src/logging/logger.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { type CliResult, freePort, runCli, startServer } from './support/cli.ts';
+import { runAsCli } from './support/steward.ts';
 
 /** A fresh home for one Steward: the CLI runs there (no stray steward.yaml) on `<home>/data`. */
 function stewardHome(extraEnv: Record<string, string> = {}) {
@@ -137,13 +141,28 @@ describe('steward run on the embedded database', () => {
         fix: /YYYY-MM-DD/,
       },
     ];
-    // One after the other: each local run takes the data dir's lock.
-    for (const { command, problem, fix } of cases) {
-      const result = await steward.run(command);
-      expect(result.code, `${command}\n${output(result)}`).toBe(1);
-      expect(output(result)).toMatch(problem);
-      expect(output(result)).toMatch(fix);
-      expect(output(result)).not.toMatch(STACK_LINE);
+    // The first through a `steward run` process: an error result exits 1 with the message alone.
+    const [first, ...rest] = cases;
+    const result = await steward.run(first!.command);
+    expect(result.code, `${first!.command}\n${output(result)}`).toBe(1);
+    expect(output(result)).toMatch(first!.problem);
+    expect(output(result)).toMatch(first!.fix);
+    expect(output(result)).not.toMatch(STACK_LINE);
+    // The others in this process on the same data dir, as `steward run` executes them: it prints
+    // the result's content (and nothing else) and exits 1 for status error.
+    const runtime = await createRuntime(loadConfig({ env: steward.env, cwd: steward.home }), {
+      logger: silentLogger(),
+    });
+    try {
+      for (const { command, problem, fix } of rest) {
+        const outcome = await runAsCli(runtime, 'local', command);
+        expect(outcome.status, `${command}\n${outcome.content}`).toBe('error');
+        expect(outcome.content).toMatch(problem);
+        expect(outcome.content).toMatch(fix);
+        expect(outcome.content).not.toMatch(STACK_LINE);
+      }
+    } finally {
+      await runtime.close();
     }
 
     expect(await count()).toEqual(counted);

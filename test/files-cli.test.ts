@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { loadConfig } from '../src/config/index.ts';
+import { silentLogger } from '../src/logging/logger.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { type CliResult, freePort, runCli, startServer } from './support/cli.ts';
+import { runAsCli } from './support/steward.ts';
 
 function stewardHome() {
   const home = mkdtempSync(path.join(os.tmpdir(), 'steward-files-cli-'));
@@ -34,10 +38,19 @@ it('steward run works for every files skill without an LLM, and indexes before i
     ['files.restore --path survey/kelp.md --version 1', /now v3/],
     ['files.delete --path survey/kelp.md', /Archived survey\/kelp\.md as v3/],
   ];
-  for (const [command, expected] of steps) {
-    const result = await steward.run(command);
-    expect(result.code, `${command}\n${output(result)}`).toBe(0);
-    expect(result.stdout, command).toMatch(expected);
+  // The rest in this process, on the same data dir, as `steward run` executes them: it prints the
+  // result's content and exits 0 for status ok. The processes above and below prove that path.
+  const runtime = await createRuntime(loadConfig({ env: steward.env, cwd: steward.home }), {
+    logger: silentLogger(),
+  });
+  try {
+    for (const [command, expected] of steps) {
+      const result = await runAsCli(runtime, 'local', command);
+      expect(result.status, `${command}\n${result.content}`).toBe('ok');
+      expect(result.content, command).toMatch(expected);
+    }
+  } finally {
+    await runtime.close();
   }
   const sync = await steward.run('files.sync');
   expect(sync.code).toBe(1);
