@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { errorMessage, StewardError } from '../errors.ts';
-import { lazyModule } from '../integrations/lazy-module.ts';
+import { lazyModule } from '../integrations/index.ts';
 import { CHECKSUMS_ENTRY } from './archive-writer.ts';
 
 const tarStream = lazyModule<typeof import('tar-stream')>('tar-stream');

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { lazyModule } from '../integrations/lazy-module.ts';
+import { lazyModule } from '../integrations/index.ts';
 
 /** tar-stream, loaded by the first backup rather than by every start. */
 const tarStream = lazyModule<typeof import('tar-stream')>('tar-stream');

@@ -1,11 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { fileURLToPath } from 'node:url';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { StewardError } from '../errors.ts';
 import { pgliteQuery } from './pglite-query.ts';
-import { pgliteTemplate, unpackTemplateInto } from './pglite-template.ts';
+import { forgetPgliteTemplate, pgliteTemplate, unpackTemplateInto } from './pglite-template.ts';
 import { statementName } from './statement-name.ts';
 
 export type Row = Record<string, unknown>;
@@ -82,6 +84,27 @@ function filesSize(dir: string): number {
 const INT8 = 20;
 const NUMERIC = 1700;
 
+const PGLITE_DIST = path.dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+/** The one WebAssembly call made here (this project's TypeScript libraries leave out the DOM's). */
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
+let pgliteModule: Promise<WasmModule> | undefined;
+
+/**
+ * PostgreSQL's WebAssembly, compiled once per process: PGlite otherwise compiles the 9 MB module
+ * for every database it opens. A server opens one; a process that opens several (a test worker)
+ * shares it, and the machine code V8 compiles for one instance then serves them all.
+ */
+function pgliteModuleOnce(): Promise<WasmModule> {
+  pgliteModule ??= readFile(path.join(PGLITE_DIST, 'pglite.wasm')).then((bytes) =>
+    WebAssembly.compile(bytes),
+  );
+  pgliteModule.catch(() => {
+    pgliteModule = undefined;
+  });
+  return pgliteModule;
+}
+
 /** Opens the embedded database in `<dataDir>/db`, or in memory for `dataDir: null`. */
 export async function openPglite(
   dataDir: string | null,
@@ -102,12 +125,16 @@ export async function openPglite(
   const template = fresh && options.template !== false ? pgliteTemplate() : null;
   const client = await PGlite.create(dir, {
     ...(template ? { loadDataDir: template } : {}),
+    pgliteWasmModule: await pgliteModuleOnce(),
     extensions: { vector },
     // One connection in one process: a buffer pool no larger than the database (PGlite's default
     // is 128 MB), the rest of Postgres's memory settings at their defaults.
     postgresqlconf: [`shared_buffers=${pgliteSharedBuffers(dir)}`],
     parsers: { [INT8]: (value: string) => Number(value), [NUMERIC]: (value: string) => Number(value) },
   });
+  // The unpacked template stays in memory for the next in-memory database (a test worker opens
+  // many); a process with a data dir opens one and need not keep 42 MB for nothing.
+  if (template && dir !== undefined) forgetPgliteTemplate();
   // PGlite is one connection: a JS-side queue serializes transactions and advisory sections.
   let chain: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {

@@ -12,6 +12,7 @@ export {
   serverVersion,
   type Transaction,
 } from './client.ts';
+export { gunzipWhole } from './gunzip-whole.ts';
 export { KeyedLock, KeyedQueue } from './keyed-lock.ts';
 export { acquireDataDirLock, type DataDirLock, type LockOwner, readLockOwner } from './lock.ts';
 export {

@@ -1,8 +1,4 @@
-import { lazyModule } from '../integrations/lazy-module.ts';
-
-/** mime-types and its 2,000-type table (~0.6 MB of heap), loaded by the first upload. */
-const mimeTypes = lazyModule<typeof import('mime-types')>('mime-types');
-
+import { createRequire } from 'node:module';
 import {
   type DriveFile,
   FOLDER_MIME,
@@ -11,6 +7,13 @@ import {
   GOOGLE_SLIDES_MIME,
 } from './drive-client.ts';
 import { extensionOf } from './vault-path.ts';
+
+/** mime-types and its 2,000-type table (~0.6 MB of heap), loaded by the first upload. */
+let mimeTypes: typeof import('mime-types') | undefined;
+function mimeLookup(extension: string): string | false {
+  mimeTypes ??= createRequire(import.meta.url)('mime-types') as typeof import('mime-types');
+  return mimeTypes.lookup(extension);
+}
 
 /** How a Google-native file is brought into the vault: Docs as markdown, Sheets as CSV, Slides as text. */
 const EXPORTS: Record<string, { mimeType: string; extension: string }> = {
@@ -33,4 +36,4 @@ export function driveName(file: DriveFile): string {
 
 /** The MIME type a vault file is uploaded with (mime-types' table, by extension). */
 export const mimeFor = (userPath: string) =>
-  mimeTypes().lookup(extensionOf(userPath).toLowerCase()) || 'application/octet-stream';
+  mimeLookup(extensionOf(userPath).toLowerCase()) || 'application/octet-stream';

@@ -64,6 +64,7 @@ export { type ConnectResult, connectAccount } from './connect-account.ts';
 export { providerChecks } from './doctor-check.ts';
 export { serviceAccountCredentials } from './google/google-auth.ts';
 export { runGoogleOAuthFlow } from './google/oauth-flow.ts';
+export { lazyModule } from './lazy-module.ts';
 export { webChecks } from './web/doctor-check.ts';
 export { type PageText, pageText } from './web/page-text.ts';
 export type { Freshness, WebSearchProvider, WebSearchResult } from './web/search-types.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { gunzipWhole } from '../db/gunzip-whole.ts';
+import { gunzipWhole } from '../db/index.ts';
 
 type Ranks = { bpe_ranks: string; pat_str: string };
 
