@@ -20,7 +20,6 @@ export { recentTurns, type TurnListItem } from './recent-turns.ts';
 export type { TurnMission } from './run-mission.ts';
 export { LlmSentinel } from './sentinel-llm.ts';
 export {
-  messageProblem,
   SPOKEN_TURN_NOTE,
   TurnEngine,
   type TurnInput,
@@ -29,5 +28,6 @@ export {
   type TurnRef,
 } from './turn-engine.ts';
 export { type HubListener, TurnHub } from './turn-hub.ts';
+export { messageProblem } from './turn-start.ts';
 export { type TurnTrace, turnTrace } from './turn-trace.ts';
 export { getTurn, openTurnIds } from './turns.ts';

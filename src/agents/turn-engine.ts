@@ -7,19 +7,13 @@ import type { Logger } from '../logging/index.ts';
 import {
   appendMessage,
   type Conversation,
-  conversationFromJson,
-  createConversation,
-  findLatestConversation,
   getConversation,
-  latestConversation,
-  latestConversationJsonSql,
   recentMessages,
   type StoredMessage,
   setConversationMode,
 } from '../memory/index.ts';
 import type { SkillExecutor, SkillHandler, SkillSnapshot, UnavailableDomain } from '../skills/index.ts';
-import { unstorableCharacter } from '../skills/index.ts';
-import { ensureUser, ensureUserWith, getUser, type User } from '../users/index.ts';
+import { getUser, type User } from '../users/index.ts';
 import type { TurnStatus } from './agent-types.ts';
 import { type Emit, noEmit, type TurnEvent } from './events.ts';
 import { recoverOrphanedTurn } from './paused-turns.ts';
@@ -33,6 +27,7 @@ import {
   type TurnOutcome,
   type TurnRef,
 } from './run-turn.ts';
+import { conversationOfMessage, messageProblem, turnMode, userOfMessage } from './turn-start.ts';
 import {
   allOpenTurns,
   claimTurn,
@@ -149,19 +144,12 @@ export class TurnEngine {
   async #handle(input: TurnInput): Promise<TurnOutcome> {
     const { database } = this.#deps;
     await this.#register();
-    // Usually the message goes to the user's latest conversation: read with the user, in one round trip.
-    const { user, alongside: latest } =
-      input.conversationId || input.newConversation
-        ? { user: await ensureUser(database, input.userId), alongside: undefined }
-        : await ensureUserWith(database, input.userId, {
-            sql: latestConversationJsonSql(1, 2),
-            params: [input.channel],
-          });
+    const { user, latest } = await userOfMessage(database, input);
     if (input.channelMessageId) {
       const seen = await turnOfChannelMessage(database, input.channel, input.channelMessageId);
       if (seen) return this.#duplicate(seen, user, input);
     }
-    let conversation = await this.#conversationFor(user, input, latest);
+    let conversation = await conversationOfMessage(database, user, input, latest);
     if (input.mode && input.mode !== conversation.mode) {
       await setConversationMode(database, conversation.id, input.mode);
       conversation = { ...conversation, mode: input.mode };
@@ -170,9 +158,7 @@ export class TurnEngine {
       id: randomUUID(),
       conversationId: conversation.id,
       userId: user.id,
-      mode: input.voice
-        ? (this.#deps.config().channels.modes.voice ?? 'single_loop')
-        : this.#modeFor(conversation, input.channel),
+      mode: turnMode(this.#deps.config(), conversation, input.channel, input.voice ?? false),
       request: input.text,
       channel: input.channel,
       channelMessageId: input.channelMessageId ?? null,
@@ -449,56 +435,6 @@ export class TurnEngine {
       receipts: receiptsFromJson(turn.receipts),
     };
   }
-
-  /** `latest`: what latestConversationJsonSql read with the user (undefined: not read). */
-  async #conversationFor(user: User, input: TurnInput, latest: unknown): Promise<Conversation> {
-    const { database } = this.#deps;
-    if (input.conversationId) {
-      const found = await getConversation(database, user.id, input.conversationId);
-      if (!found) {
-        throw new RefusedError(
-          'conversation_not_found',
-          `No conversation ${input.conversationId} for user ${user.id}.`,
-        );
-      }
-      return found;
-    }
-    if (input.newConversation) return createConversation(database, user.id, input.channel);
-    const found =
-      latest === undefined
-        ? await findLatestConversation(database, user.id, input.channel)
-        : conversationFromJson(latest);
-    if (found) return found;
-    // None yet: created under a lock, so a user's first messages arriving at two instances at
-    // once start one conversation, not two.
-    return database.withAdvisoryLock(`first-conversation:${user.id}:${input.channel}`, () =>
-      latestConversation(database, user.id, input.channel),
-    );
-  }
-
-  #modeFor(conversation: Conversation, channel: string): ChannelMode {
-    const configured = this.#deps.config().channels.modes[channel];
-    if (
-      conversation.mode === 'multi_agent' ||
-      conversation.mode === 'single_loop' ||
-      conversation.mode === 'direct'
-    ) {
-      return conversation.mode;
-    }
-    return configured ?? (channel === 'voice' ? 'single_loop' : 'multi_agent');
-  }
-}
-
-/** Why a message cannot be taken as it is, or null. Says how to fix it. */
-export function messageProblem(text: string, maxChars: number): string | null {
-  if (!text.trim()) return 'The message is empty: send some text.';
-  if (text.length > maxChars) {
-    return `The message is ${text.length} characters long; the limit is ${maxChars} (limits.max_message_chars). Send it in shorter parts, or save it as a file and refer to it.`;
-  }
-  const bad = unstorableCharacter(text);
-  if (bad)
-    return `The message contains ${bad.what} at character ${bad.index + 1}; remove it and send it again.`;
-  return null;
 }
 
 export type { TurnEvent };
