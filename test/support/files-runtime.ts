@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
@@ -8,6 +7,7 @@ import { type DriveConnector, FILES_INDEX_JOB } from '../../src/files/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { ensureUser } from '../../src/users/index.ts';
+import { tempDir } from './temp.ts';
 
 export type FilesRuntime = {
   runtime: Runtime;
@@ -40,7 +40,7 @@ export async function startFilesRuntime(
   database: Database,
   options: { yaml?: string; drive?: DriveConnector } = {},
 ): Promise<FilesRuntime> {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'steward-files-'));
+  const home = tempDir('steward-files-');
   writeFileSync(path.join(home, 'steward.yaml'), options.yaml ?? '');
   const dataDir = path.join(home, 'data');
   const config = loadConfig({

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { TurnOutcome } from '../../src/agents/index.ts';
@@ -11,6 +10,7 @@ import type { CliResult } from './cli.ts';
 import type { Backend, TestDatabase } from './db.ts';
 import { createTestDatabase } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
+import { tempDir } from './temp.ts';
 import { useStarted } from './use-started.ts';
 
 /** One model per role, so a fake can tell the orchestrator, sub-agents and the sentinel apart. */
@@ -32,7 +32,7 @@ export function writeTestConfig(
   extraYaml = '',
   options: { memory?: boolean; llmYaml?: string } = {},
 ): { dir: string; env: Record<string, string> } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-e2e-'));
+  const dir = tempDir('steward-e2e-');
   const roles = Object.entries(ROLE_MODELS)
     .filter(([role]) => options.memory || (role !== 'compaction' && role !== 'embeddings'))
     .map(([role, model]) => `    ${role}: { model: "${model}" }`)
