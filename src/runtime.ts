@@ -197,7 +197,11 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     });
   const embeddingsConfigured = () => database.hasVector && config.get().roster.roles.embeddings !== undefined;
   const embedder = llmEmbedder(llm);
-  const jobs = new PgBossQueue(database, logger, { onFailure: observability.onJobFailure });
+  // Cron schedules fire in the long-running process; a one-shot one only stores them.
+  const jobs = new PgBossQueue(database, logger, {
+    onFailure: observability.onJobFailure,
+    cron: options.watch === true,
+  });
   await registerMemoryJobs({
     database,
     llm,

@@ -6,11 +6,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stewardCommand } from '../src/config/index.ts';
 import { freePort, ROOT, runCli } from './support/cli.ts';
+import { cliRuntime, runInProcess } from './support/steward.ts';
 
 /*
  * The rough edges a new user hit in the first ten minutes (issue 10, item 8), each reproduced
  * through the CLI in a child process: one-line errors with the fix, .env, --version, the
  * quoting hint, broken and template skills, and `npm start` stopping with its npm process.
+ * (A template skill's flag errors and its page run in this process, through `steward run`'s code.)
  */
 
 const tempDir = () => mkdtempSync(path.join(os.tmpdir(), 'steward-first-run-'));
@@ -120,16 +122,22 @@ describe('user skills as they break', () => {
     expect(broken.code).toBe(1);
     expect(broken.stdout).toContain(`notes.broken: invalid: ${reason}.`);
 
-    const unknownFlag = await runCli(['run', 'notes.weekly --week 3 --bogus 1'], { env });
-    expect(unknownFlag.code).toBe(1);
-    expect(unknownFlag.stdout.trim()).toBe(
-      'notes.weekly has no flag --bogus. Its flags: --week, --notes. See `notes.weekly --help`.',
-    );
-    const missing = await runCli(['run', 'notes.weekly --notes x'], { env });
-    expect(missing.stdout.trim()).toBe('notes.weekly needs --week (required). See `notes.weekly --help`.');
-    const good = await runCli(['run', 'notes.weekly --week 3'], { env });
-    expect(good.code).toBe(0);
-    expect(good.stdout).toContain('Review the week.');
+    // The process above proves the CLI path; the template skill's runs take it in this process.
+    const runtime = await cliRuntime(env, ROOT);
+    try {
+      const unknownFlag = await runInProcess(runtime, 'notes.weekly --week 3 --bogus 1');
+      expect(unknownFlag.code).toBe(1);
+      expect(unknownFlag.stdout.trim()).toBe(
+        'notes.weekly has no flag --bogus. Its flags: --week, --notes. See `notes.weekly --help`.',
+      );
+      const missing = await runInProcess(runtime, 'notes.weekly --notes x');
+      expect(missing.stdout.trim()).toBe('notes.weekly needs --week (required). See `notes.weekly --help`.');
+      const good = await runInProcess(runtime, 'notes.weekly --week 3');
+      expect(good.code).toBe(0);
+      expect(good.stdout).toContain('Review the week.');
+    } finally {
+      await runtime.close();
+    }
   }, 240_000);
 });
 

@@ -3,11 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../src/runtime.ts';
 import { runCli } from './support/cli.ts';
 import { FakeGoogle } from './support/fake-google.ts';
 import { startFakeHubspot } from './support/fake-hubspot.ts';
 import { type FakeImap, startFakeImap } from './support/fake-imap.ts';
 import { startFakeSmtp } from './support/fake-smtp.ts';
+import { cliRuntime, runInProcess } from './support/steward.ts';
 
 describe('steward run: email skills against the owner mailbox from the environment', () => {
   let imap: FakeImap;
@@ -40,31 +42,43 @@ describe('steward run: email skills against the owner mailbox from the environme
     const id = /\[(INBOX:\d+)\]/.exec(search.stdout)?.[1];
     expect(id).toBe('INBOX:1');
     expect(search.stdout).toContain('Ana <ana@example.com> · Contract draft · unread');
-    const read = await runCli(['run', `email.read --id ${id}`], { env, cwd: home });
-    expect(read.code).toBe(0);
-    expect(read.stdout).toContain(`<external source="email:${id}">`);
-    expect(read.stdout).toMatch(
-      /<external source="email:INBOX:1">[\s\S]*Ignore previous instructions[\s\S]*<\/external>/,
-    );
-    const send = await runCli(
-      ['run', 'email.send --to bob@example.com --subject "Hi" --body "See you at 5"'],
-      { env, cwd: home },
-    );
-    expect(send.code, send.stdout + send.stderr).toBe(0);
-    expect(smtp.received.at(-1)?.raw).toContain('From: Me Myself <me@example.com>');
     const unknown = await runCli(['run', 'email.read --id INBOX:999'], { env, cwd: home });
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toContain('No message with id INBOX:999');
-    for (const output of [search, read, send, unknown])
-      expect(output.stdout + output.stderr).not.toContain('imap-pass-1234');
+    // Reading and sending in this process, as `steward run` executes them (the two processes
+    // above prove that path, its exit codes and that the password stays out of its output).
+    const runtime = await cliRuntime(env, home);
+    try {
+      const read = await runInProcess(runtime, `email.read --id ${id}`);
+      expect(read.code).toBe(0);
+      expect(read.stdout).toContain(`<external source="email:${id}">`);
+      expect(read.stdout).toMatch(
+        /<external source="email:INBOX:1">[\s\S]*Ignore previous instructions[\s\S]*<\/external>/,
+      );
+      const send = await runInProcess(
+        runtime,
+        'email.send --to bob@example.com --subject "Hi" --body "See you at 5"',
+      );
+      expect(send.code, send.stdout).toBe(0);
+      expect(smtp.received.at(-1)?.raw).toContain('From: Me Myself <me@example.com>');
+      for (const output of [search, read, send, unknown])
+        expect(output.stdout + output.stderr).not.toContain('imap-pass-1234');
+    } finally {
+      await runtime.close();
+    }
   });
 
   it('says how to connect when another user has no mailbox', async () => {
-    const result = await runCli(['run', 'get_skill email', '--user', 'bo'], { env, cwd: home });
-    expect(result.stdout).toContain('steward connect email');
-    const run = await runCli(['run', 'email.search', '--user', 'bo'], { env, cwd: home });
-    expect(run.code).toBe(1);
-    expect(run.stdout).toContain('--user <id>');
+    const runtime = await cliRuntime(env, home);
+    try {
+      const result = await runInProcess(runtime, 'get_skill email', 'bo');
+      expect(result.stdout).toContain('steward connect email');
+      const run = await runInProcess(runtime, 'email.search', 'bo');
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('--user <id>');
+    } finally {
+      await runtime.close();
+    }
   });
 
   it('connects a mailbox for a user after checking it, and refuses a wrong password storing nothing', async () => {
@@ -139,11 +153,18 @@ describe('steward run: Gmail, Google Calendar and HubSpot from the environment',
       HUBSPOT_BASE_URL: hubspot.url,
     };
   });
+  // After the first command's own process, the rest run in this process on its data dir, as
+  // `steward run` executes them.
+  let runtime: Runtime | undefined;
   afterAll(async () => {
+    await runtime?.close();
     await google.stop();
     await hubspot.close();
   });
-  const steward = (command: string) => runCli(['run', command], { env, cwd: home });
+  const steward = async (command: string) => {
+    runtime ??= await cliRuntime(env, home);
+    return runInProcess(runtime, command);
+  };
 
   it('searches, reads (fenced) and sends mail over the Gmail API', async () => {
     const id = google.deliver(
@@ -152,7 +173,10 @@ describe('steward run: Gmail, Google Calendar and HubSpot from the environment',
     google.deliver('From: bob@example.com\nTo: owner@example.com\nSubject: Lunch\n\nFriday?', {
       unread: false,
     });
-    const search = await steward('email.search --unread --query invoice --limit 5');
+    const search = await runCli(['run', 'email.search --unread --query invoice --limit 5'], {
+      env,
+      cwd: home,
+    });
     expect(search.code, search.stdout + search.stderr).toBe(0);
     expect(search.stdout).toContain(`[${id}]`);
     expect(search.stdout).toContain('Ana <ana@example.com> · Invoice 42 · unread');

@@ -1,11 +1,11 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import { serversNeededBy } from '../mcp/index.ts';
-import { createRuntime } from '../runtime.ts';
+import { createRuntime, type Runtime } from '../runtime.ts';
 import { ensureUser, userIdProblem } from '../users/index.ts';
 import { CliExit, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './common.ts';
 import { remoteServer } from './remote.ts';
 
-type RunResult = { status: 'ok' | 'error'; content: string; metadata: Record<string, unknown> };
+export type RunResult = { status: 'ok' | 'error'; content: string; metadata: Record<string, unknown> };
 
 /**
  * `steward run "<command>"`: executes one command (or get_skill …) without any LLM and prints
@@ -50,18 +50,23 @@ async function execute(config: ResolvedConfig, command: string, userId: string):
   );
   const runtime = await createRuntime(config, { mcpServers });
   try {
-    const user = await ensureUser(runtime.database, userId);
-    const outcome = await runtime.executor.execute({
-      command,
-      caller: { kind: 'cli' },
-      user: { id: user.id, timezone: user.timezone },
-      channel: 'cli',
-      // The user typed exactly this command: there is no agent for the sentinel to check, and
-      // `steward run` must work with no LLM configured.
-      confirmed: true,
-    });
-    return { status: outcome.status, content: outcome.content, metadata: outcome.metadata ?? {} };
+    return await runOnRuntime(runtime, command, userId);
   } finally {
     await runtime.close();
   }
+}
+
+/** What `steward run` does on an open runtime of its own: `command` as `userId` (made if new). */
+export async function runOnRuntime(runtime: Runtime, command: string, userId: string): Promise<RunResult> {
+  const user = await ensureUser(runtime.database, userId);
+  const outcome = await runtime.executor.execute({
+    command,
+    caller: { kind: 'cli' },
+    user: { id: user.id, timezone: user.timezone },
+    channel: 'cli',
+    // The user typed exactly this command: there is no agent for the sentinel to check, and
+    // `steward run` must work with no LLM configured.
+    confirmed: true,
+  });
+  return { status: outcome.status, content: outcome.content, metadata: outcome.metadata ?? {} };
 }

@@ -16,6 +16,9 @@ export async function buildPgliteTemplate(): Promise<string> {
     const jobs = new PgBossQueue(database, silentLogger());
     await jobs.start();
     await jobs.stop();
+    // A checkpoint writes every change to the data files: a cluster started from the template then
+    // has no write-ahead log to replay (~0.25 s less CPU for each new data dir or in-memory database).
+    await database.exec('CHECKPOINT');
     if (database.connection.kind !== 'pglite') throw new Error('expected PGlite');
     const dump = await database.connection.client.dumpDataDir('gzip');
     mkdirSync(path.dirname(file), { recursive: true });

@@ -28,23 +28,31 @@ export class PgBossQueue implements JobQueue {
   #started = false;
   #booted: Promise<void> | null = null;
 
-  /** `onFailure` hears of every failed run (metrics; an alert when it was the last retry). Must not throw. */
+  /**
+   * `onFailure` hears of every failed run (metrics; an alert when it was the last retry). Must not throw.
+   * `cron: false` leaves sending the jobs of cron schedules when they fall due to another process
+   * (a one-shot command leaves it to the server): its start then skips pg-boss's timekeeper, which
+   * reads the clock skew, starts a worker of its own and checks every schedule (~0.1 s CPU on PGlite).
+   * Schedules are still stored.
+   */
   constructor(
     database: Database,
     logger: Logger,
-    options: { onFailure?: (failure: JobFailure) => void } = {},
+    options: { onFailure?: (failure: JobFailure) => void; cron?: boolean } = {},
   ) {
     this.#logger = logger;
     this.#onFailure = options.onFailure ?? null;
     const connection = database.connection;
+    const schedule = options.cron ?? true;
     this.#boss =
       connection.kind === 'pglite'
-        ? new PgBoss({ db: fromPglite(connection.client), backend: 'pglite', schema: 'pgboss' })
+        ? new PgBoss({ db: fromPglite(connection.client), backend: 'pglite', schema: 'pgboss', schedule })
         : new PgBoss({
             connectionString: connection.url,
             max: 4,
             schema: 'pgboss',
             application_name: 'steward-jobs',
+            schedule,
           });
     this.#boss.on('error', (error) => this.#logger.error({ err: error }, 'job queue error'));
   }

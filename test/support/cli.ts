@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeAfterFile, tempDir } from './temp.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = fileURLToPath(new URL('../../bin/steward.js', import.meta.url));
@@ -15,9 +15,9 @@ export const NODE_FLAGS = [
   '--no-sparkplug',
 ];
 
-/** A new directory holding `steward.yaml` (`yaml`) and a data dir, and the environment that points `steward` at them. */
+/** A new directory holding `steward.yaml` (`yaml`) and a data dir, and the environment that points `steward` at them (removed after the test file). */
 export function cliConfig(prefix: string, yaml: string): { env: Record<string, string>; dataDir: string } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = tempDir(prefix);
   const dataDir = path.join(dir, 'data');
   writeFileSync(path.join(dir, 'steward.yaml'), yaml);
   return { env: { STEWARD_CONFIG: path.join(dir, 'steward.yaml'), STEWARD_DATA_DIR: dataDir }, dataDir };
@@ -25,11 +25,15 @@ export function cliConfig(prefix: string, yaml: string): { env: Record<string, s
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
-/** Runs `steward ARGS` in a child process with only the given environment (plus PATH/HOME). */
+/**
+ * Runs `steward ARGS` in a child process with only the given environment (plus PATH/HOME). Its
+ * data dir, when in the system's temp dir, is removed after the test file.
+ */
 export function runCli(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
+  removeAfterFile(options.env?.STEWARD_DATA_DIR);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, ...args], {
       cwd: options.cwd ?? ROOT,
@@ -53,7 +57,7 @@ export function runCli(
   });
 }
 
-/** Starts `steward start` and resolves once /readyz answers 200. */
+/** Starts `steward start` and resolves once /readyz answers 200 (its data dir removed as runCli's is). */
 export async function startServer(options: {
   env: Record<string, string>;
   cwd?: string;
@@ -66,6 +70,7 @@ export async function startServer(options: {
   output: () => string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }> {
+  removeAfterFile(options.env.STEWARD_DATA_DIR);
   const port = Number(options.env.PORT);
   const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, 'start'], {
     cwd: options.cwd ?? ROOT,

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, startServer } from './cli.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
 import { FAKE_BOT_TOKEN } from './fake-telegram.ts';
 import { writeTestConfig } from './steward.ts';
+import { tempDir } from './temp.ts';
 
 /*
  * Several `steward start` processes on one PostgreSQL database (issue 17, scale-out): the
@@ -80,7 +80,7 @@ export async function startCluster(options: {
   mkdirSync(skillsDir, { recursive: true, mode: 0o700 });
   const envOf = (index: number): Record<string, string> => ({
     ...env,
-    STEWARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), `steward-instance-${index}-`)),
+    STEWARD_DATA_DIR: tempDir(`steward-instance-${index}-`),
     STEWARD_SKILLS_DIR: skillsDir,
     DATABASE_URL: db.url!,
     PORT: String(ports[index]),

@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { runOnRuntime } from '../../src/cli/run.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import type { Database } from '../../src/db/index.ts';
 import { type DriveConnector, FILES_INDEX_JOB } from '../../src/files/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
-import { ensureUser } from '../../src/users/index.ts';
+import { tempDir } from './temp.ts';
 
 export type FilesRuntime = {
   runtime: Runtime;
@@ -40,7 +40,7 @@ export async function startFilesRuntime(
   database: Database,
   options: { yaml?: string; drive?: DriveConnector } = {},
 ): Promise<FilesRuntime> {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'steward-files-'));
+  const home = tempDir('steward-files-');
   writeFileSync(path.join(home, 'steward.yaml'), options.yaml ?? '');
   const dataDir = path.join(home, 'data');
   const config = loadConfig({
@@ -55,17 +55,8 @@ export async function startFilesRuntime(
   return {
     runtime,
     dataDir,
-    run: async (command, userId = 'local') => {
-      const user = await ensureUser(database, userId);
-      const outcome = await runtime.executor.execute({
-        command,
-        caller: { kind: 'cli' },
-        user: { id: user.id, timezone: user.timezone },
-        channel: 'cli',
-        confirmed: true,
-      });
-      return { status: outcome.status, content: outcome.content, metadata: outcome.metadata ?? {} };
-    },
+    // As `steward run` executes a command on its runtime.
+    run: (command, userId = 'local') => runOnRuntime(runtime, command, userId),
     index: () => runtime.jobs.drain([FILES_INDEX_JOB]),
     close: () => runtime.close(),
   };

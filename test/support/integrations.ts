@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Database } from '../../src/db/index.ts';
 import { FilesService } from '../../src/files/index.ts';
 import { type IntegrationSettings, Integrations } from '../../src/integrations/index.ts';
@@ -10,11 +7,12 @@ import { SkillExecutor } from '../../src/skills/executor/index.ts';
 import { builtinHandlers } from '../../src/skills/handlers/index.ts';
 import { loadSkillRoots } from '../../src/skills/registry/index.ts';
 import { ensureUser } from '../../src/users/index.ts';
+import { tempDir } from './temp.ts';
 
 /** Integration settings with nothing connected, a fresh data dir, and `overrides` on top. */
 export function integrationSettings(overrides: Partial<IntegrationSettings> = {}): IntegrationSettings {
   return {
-    dataDir: mkdtempSync(path.join(os.tmpdir(), 'steward-integrations-')),
+    dataDir: tempDir('steward-integrations-'),
     email: {},
     google: {},
     hubspot: {},

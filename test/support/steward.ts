@@ -1,14 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { TurnOutcome } from '../../src/agents/index.ts';
+import { runOnRuntime } from '../../src/cli/run.ts';
 import { loadConfig, type ResolvedConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
+import type { CliResult } from './cli.ts';
 import type { Backend, TestDatabase } from './db.ts';
 import { createTestDatabase } from './db.ts';
 import type { FakeLlm } from './fake-llm.ts';
+import { tempDir } from './temp.ts';
 import { useStarted } from './use-started.ts';
 
 /** One model per role, so a fake can tell the orchestrator, sub-agents and the sentinel apart. */
@@ -30,7 +32,7 @@ export function writeTestConfig(
   extraYaml = '',
   options: { memory?: boolean; llmYaml?: string } = {},
 ): { dir: string; env: Record<string, string> } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-e2e-'));
+  const dir = tempDir('steward-e2e-');
   const roles = Object.entries(ROLE_MODELS)
     .filter(([role]) => options.memory || (role !== 'compaction' && role !== 'embeddings'))
     .map(([role, model]) => `    ${role}: { model: "${model}" }`)
@@ -58,6 +60,24 @@ export function runAsCli(runtime: Runtime, userId: string, command: string) {
     channel: 'cli',
     confirmed: true,
   });
+}
+
+/**
+ * A runtime on the data dir and configuration a `steward` process would get from `env` in `cwd`,
+ * for running in this process what a test has already proven through a real process. Close it
+ * before a process starts on the same data dir (the runtime holds the data dir's lock).
+ */
+export function cliRuntime(env: Record<string, string>, cwd: string): Promise<Runtime> {
+  return createRuntime(loadConfig({ env, cwd }), { logger: silentLogger() });
+}
+
+/**
+ * `steward run COMMAND [--user USER]` on `runtime` in this process, through the code the command
+ * runs in its own process: the content it prints to stdout and its exit code (0 ok, 1 error).
+ */
+export async function runInProcess(runtime: Runtime, command: string, user = 'local'): Promise<CliResult> {
+  const result = await runOnRuntime(runtime, command, user);
+  return { code: result.status === 'ok' ? 0 : 1, stdout: `${result.content}\n`, stderr: '' };
 }
 
 export type TestSteward = {

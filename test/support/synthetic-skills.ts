@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderLearnedPage } from '../../src/skills/index.ts';
+import { tempDir } from './temp.ts';
 
 const DOMAIN_WORDS = [
   'crm',
@@ -22,7 +22,7 @@ const ACTIONS = ['search', 'get', 'list', 'create', 'update', 'archive', 'share'
  * SKILL.md) into a fresh temp dir and returns it. Deterministic for a given count.
  */
 export function writeSyntheticSkills(count: number, domains: number): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-synthetic-'));
+  const dir = tempDir('steward-synthetic-');
   const perDomain = Math.ceil(count / domains);
   let written = 0;
   for (let d = 0; d < domains && written < count; d++) {
@@ -72,7 +72,7 @@ const BUILTIN_DOMAINS = ['tasks', 'email', 'calendar'];
  * built-in ones. Deterministic for a given count.
  */
 export function writeLearnedSkills(count: number, owner: string): { dir: string; newDomains: string[] } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'steward-learned-'));
+  const dir = tempDir('steward-learned-');
   const domains = [...LEARNED_DOMAINS, ...BUILTIN_DOMAINS];
   for (let index = 0; index < count; index++) {
     const domain = domains[index % domains.length]!;
