@@ -28,9 +28,16 @@ function versionOf(pkg: string): string {
   }
 }
 
-/** Changes whenever a migration file or a database package changes, so a stale template is never used. */
+/** How build-template.ts makes a template; raised when that changes (2: dumped after a checkpoint). */
+const TEMPLATE_FORMAT = 2;
+
+/**
+ * Changes whenever a migration file, a database package or the way a template is made changes, so
+ * a stale template is never used.
+ */
 function templateKey(): string {
   const hash = createHash('sha256');
+  hash.update(`format ${TEMPLATE_FORMAT}\n`);
   for (const pkg of ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', 'pg-boss'])
     hash.update(`${pkg}@${versionOf(pkg)}\n`);
   const migrations = path.join(ROOT, 'migrations');
