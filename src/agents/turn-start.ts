@@ -5,7 +5,6 @@ import {
   type Conversation,
   conversationFromJson,
   createConversation,
-  findLatestConversation,
   getConversation,
   latestConversation,
   latestConversationJsonSql,
@@ -33,15 +32,17 @@ export function messageProblem(text: string, maxChars: number): string | null {
   return null;
 }
 
+/** The user's latest conversation on the message's channel (null: none yet), when it was read. */
+type Latest = { conversation: Conversation | null } | undefined;
+
 /**
  * The message's user (created on first contact) and, when the message goes to the user's latest
  * conversation on its channel (the usual case), that conversation read in the same round trip.
- * `latest` is undefined when it was not read.
  */
 export async function userOfMessage(
   database: Database,
   address: MessageAddress,
-): Promise<{ user: User; latest: unknown }> {
+): Promise<{ user: User; latest: Latest }> {
   if (address.conversationId || address.newConversation) {
     return { user: await ensureUser(database, address.userId), latest: undefined };
   }
@@ -49,18 +50,18 @@ export async function userOfMessage(
     sql: latestConversationJsonSql(1, 2),
     params: [address.channel],
   });
-  return { user, latest: alongside };
+  return { user, latest: { conversation: conversationFromJson(alongside) } };
 }
 
 /**
  * The conversation a message goes to: the one it names (it must be the user's), a new one, or
- * the user's latest on its channel. `latest`: what userOfMessage read (undefined: not read).
+ * the user's latest on its channel, which userOfMessage read.
  */
 export async function conversationOfMessage(
   database: Database,
   user: User,
   address: MessageAddress,
-  latest: unknown,
+  latest: Latest,
 ): Promise<Conversation> {
   if (address.conversationId) {
     const found = await getConversation(database, user.id, address.conversationId);
@@ -73,13 +74,9 @@ export async function conversationOfMessage(
     return found;
   }
   if (address.newConversation) return createConversation(database, user.id, address.channel);
-  const found =
-    latest === undefined
-      ? await findLatestConversation(database, user.id, address.channel)
-      : conversationFromJson(latest);
-  if (found) return found;
-  // None yet: created under a lock, so a user's first messages arriving at two instances at
-  // once start one conversation, not two.
+  if (latest?.conversation) return latest.conversation;
+  // None yet (or not read): found or created under a lock, so a user's first messages arriving
+  // at two instances at once start one conversation, not two.
   return database.withAdvisoryLock(`first-conversation:${user.id}:${address.channel}`, () =>
     latestConversation(database, user.id, address.channel),
   );
