@@ -2,12 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/index.ts';
 import { openPglite, readLockOwner } from '../src/db/index.ts';
-import { silentLogger } from '../src/logging/logger.ts';
-import { createRuntime } from '../src/runtime.ts';
+import type { Runtime } from '../src/runtime.ts';
 import { type CliResult, freePort, runCli, startServer } from './support/cli.ts';
-import { runAsCli } from './support/steward.ts';
+import { cliRuntime, runAsCli, runInProcess } from './support/steward.ts';
 
 /** A fresh home for one Steward: the CLI runs there (no stray steward.yaml) on `<home>/data`. */
 function stewardHome(extraEnv: Record<string, string> = {}) {
@@ -19,6 +17,19 @@ function stewardHome(extraEnv: Record<string, string> = {}) {
     dataDir,
     env,
     run: (...args: string[]) => runCli(['run', ...args], { env, cwd: home }),
+    /**
+     * `steward run` on this home in this process, as its process executes the command (for
+     * what a `run` process of the same case has already proven). Closed before it returns, so a
+     * process or `withDatabase` may open the data dir next.
+     */
+    inProcess: async <T>(use: (runtime: Runtime) => Promise<T>): Promise<T> => {
+      const runtime = await cliRuntime(env, home);
+      try {
+        return await use(runtime);
+      } finally {
+        await runtime.close();
+      }
+    },
   };
 }
 
@@ -62,17 +73,21 @@ describe('steward run on the embedded database', () => {
     expect(created.stdout).toMatch(/Write Q1 report · todo · high · due (\d{4}-\d{2}-\d{2})/);
     expect([before, after]).toContain(/due (\d{4}-\d{2}-\d{2})/.exec(created.stdout)?.[1]);
 
-    const found = await steward.run('tasks.search --query report');
-    expect(found.code, output(found)).toBe(0);
-    expect(found.stdout).toContain(`[${taskId}] Write Q1 report`);
+    // Finding and archiving in this process, as `steward run` executes them (the process above
+    // proves that path, its exit code and the default user).
+    await steward.inProcess(async (runtime) => {
+      const found = await runInProcess(runtime, 'tasks.search --query report');
+      expect(found.code, output(found)).toBe(0);
+      expect(found.stdout).toContain(`[${taskId}] Write Q1 report`);
 
-    const archived = await steward.run(`tasks.delete --id ${taskId}`);
-    expect(archived.code, output(archived)).toBe(0);
-    expect(archived.stdout).toContain(`Archived [${taskId}]`);
+      const archived = await runInProcess(runtime, `tasks.delete --id ${taskId}`);
+      expect(archived.code, output(archived)).toBe(0);
+      expect(archived.stdout).toContain(`Archived [${taskId}]`);
 
-    const gone = await steward.run('tasks.search --query report');
-    expect(gone.code, output(gone)).toBe(0);
-    expect(gone.stdout).not.toContain(taskId);
+      const gone = await runInProcess(runtime, 'tasks.search --query report');
+      expect(gone.code, output(gone)).toBe(0);
+      expect(gone.stdout).not.toContain(taskId);
+    });
 
     await withDatabase(steward.dataDir, async (query) => {
       const tasks = await query('SELECT title, user_id, archived_at FROM tasks WHERE id = $1', [taskId]);
@@ -150,10 +165,7 @@ describe('steward run on the embedded database', () => {
     expect(output(result)).not.toMatch(STACK_LINE);
     // The others in this process on the same data dir, as `steward run` executes them: it prints
     // the result's content (and nothing else) and exits 1 for status error.
-    const runtime = await createRuntime(loadConfig({ env: steward.env, cwd: steward.home }), {
-      logger: silentLogger(),
-    });
-    try {
+    await steward.inProcess(async (runtime) => {
       for (const { command, problem, fix } of rest) {
         const outcome = await runAsCli(runtime, 'local', command);
         expect(outcome.status, `${command}\n${outcome.content}`).toBe('error');
@@ -161,9 +173,7 @@ describe('steward run on the embedded database', () => {
         expect(outcome.content).toMatch(fix);
         expect(outcome.content).not.toMatch(STACK_LINE);
       }
-    } finally {
-      await runtime.close();
-    }
+    });
 
     expect(await count()).toEqual(counted);
   }, 180_000);
@@ -186,16 +196,22 @@ describe('steward run on the embedded database', () => {
   }, 90_000);
 
   it('acts as user local by default, and another user sees none of its tasks', async () => {
+    // A process with no --user creates the task; its owner is checked in the database. The searches
+    // run in this process as `steward run` executes them, as the user --user names.
     const mine = await steward.run('tasks.create --title "Local budget review"');
     expect(mine.code, output(mine)).toBe(0);
     const localId = taskIdIn(mine.stdout, 'Local budget review');
+    await steward.inProcess(async (runtime) => {
+      expect(await runtime.database.query('SELECT user_id FROM tasks WHERE id = $1', [localId])).toEqual([
+        { user_id: 'local' },
+      ]);
+      const asLocal = await runInProcess(runtime, 'tasks.search --query budget', 'local');
+      expect(asLocal.stdout).toContain(`[${localId}] Local budget review`);
 
-    const asLocal = await steward.run('--user', 'local', 'tasks.search --query budget');
-    expect(asLocal.stdout).toContain(`[${localId}] Local budget review`);
-
-    const aliceSearch = await steward.run('--user', 'alice', 'tasks.search --query budget');
-    expect(aliceSearch.code, output(aliceSearch)).toBe(0);
-    expect(aliceSearch.stdout).not.toContain(localId);
+      const aliceSearch = await runInProcess(runtime, 'tasks.search --query budget', 'alice');
+      expect(aliceSearch.code, output(aliceSearch)).toBe(0);
+      expect(aliceSearch.stdout).not.toContain(localId);
+    });
 
     const aliceGet = await steward.run('--user', 'alice', `tasks.get --id ${localId}`);
     expect(aliceGet.code).toBe(1);

@@ -1,14 +1,17 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../src/runtime.ts';
 import { formatCommand } from '../src/skills/index.ts';
 import { freePort, runCli, startServer } from './support/cli.ts';
+import { cliRuntime, runInProcess } from './support/steward.ts';
 
 /*
- * Learned skills from the terminal, each command its own process on one embedded data dir:
- * written and changed with `steward run` (the user's own commands), then history, rollback
- * and use counts through `steward skills`.
+ * Learned skills from the terminal on one embedded data dir: written, changed and run as
+ * `steward run` executes the user's own commands (in this process, through its code:
+ * test/cli-run.test.ts covers that command's process), then history, rollback and use counts
+ * through `steward skills`, each command its own process.
  */
 
 const SKILL = 'travel.plan';
@@ -18,33 +21,42 @@ const body = (step: string) =>
 describe('steward skills history / rollback / list', { timeout: 240_000 }, () => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'steward-learned-cli-'));
   const dataDir = path.join(home, 'data');
-  const steward = (...args: string[]) =>
-    runCli(args, { env: { STEWARD_DATA_DIR: dataDir }, cwd: home, timeoutMs: 90_000 });
+  /** `steward run COMMAND --user USER` in this process, on a runtime closed before a process opens the data dir. */
+  let runtime: Runtime | undefined;
+  const runHere = async (command: string, user: string) => {
+    runtime ??= await cliRuntime({ STEWARD_DATA_DIR: dataDir }, home);
+    return runInProcess(runtime, command, user);
+  };
+  const closeRuntime = async () => {
+    await runtime?.close();
+    runtime = undefined;
+  };
+  afterAll(closeRuntime);
+  const steward = async (...args: string[]) => {
+    await closeRuntime();
+    return runCli(args, { env: { STEWARD_DATA_DIR: dataDir }, cwd: home, timeoutMs: 90_000 });
+  };
   const file = path.join(dataDir, 'skills', 'travel', 'plan.md');
 
   it('keeps every version, shows them, rolls back, and counts runs', async () => {
-    const written = await steward(
-      'run',
+    const written = await runHere(
       formatCommand('skills.write', {
         name: SKILL,
         description: 'Plan a trip',
         body: body('List travel tasks with tasks.search --query trip.'),
       }),
-      '--user',
       'alice',
     );
     expect(written.code, written.stdout + written.stderr).toBe(0);
     expect(written.stdout).toContain(`Saved ${SKILL} (version 1)`);
     const first = readFileSync(file, 'utf8');
 
-    const updated = await steward(
-      'run',
+    const updated = await runHere(
       formatCommand('skills.update', {
         name: SKILL,
         body: body('List travel tasks with tasks.search --query trip --status todo.'),
         reason: 'only open tasks',
       }),
-      '--user',
       'alice',
     );
     expect(updated.code, updated.stdout + updated.stderr).toBe(0);
@@ -86,10 +98,10 @@ describe('steward skills history / rollback / list', { timeout: 240_000 }, () =>
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('tasks.create has no history');
 
-    const ran = await steward('run', `${SKILL} --city Porto`, '--user', 'alice');
+    const ran = await runHere(`${SKILL} --city Porto`, 'alice');
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('List travel tasks with tasks.search --query trip.');
-    const other = await steward('run', SKILL, '--user', 'bob');
+    const other = await runHere(SKILL, 'bob');
     expect(other.code).toBe(1);
     expect(other.stdout).toContain(`Unknown skill "${SKILL}"`);
 
@@ -124,6 +136,7 @@ describe('steward skills history / rollback / list', { timeout: 240_000 }, () =>
   });
 
   it('does the same through a running server that owns the data dir', async () => {
+    await closeRuntime();
     const server = await startServer({
       env: { STEWARD_DATA_DIR: dataDir, PORT: String(await freePort()) },
       cwd: home,

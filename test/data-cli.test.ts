@@ -2,17 +2,31 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, ROOT, runCli, startServer } from './support/cli.ts';
+import { type CliResult, freePort, ROOT, runCli, startServer } from './support/cli.ts';
+import { cliRuntime, runInProcess } from './support/steward.ts';
 
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
 const env = (dataDir: string) => ({ STEWARD_DATA_DIR: dataDir });
+/**
+ * `steward run COMMAND --user USER` on `dataDir` in this process, as its process executes it: the
+ * commands under test here are backup, restore, export and users delete (test/cli-run.test.ts
+ * covers `steward run`'s own process).
+ */
+async function runHere(dataDir: string, command: string, user = 'local'): Promise<CliResult> {
+  const runtime = await cliRuntime(env(dataDir), ROOT);
+  try {
+    return await runInProcess(runtime, command, user);
+  } finally {
+    await runtime.close();
+  }
+}
 const oneLine = (text: string) => text.trim().split('\n').length === 1;
 
 describe('steward backup, restore, export and users delete', () => {
   it('round-trips a data dir, refuses what it must with one line, and exits 0 on success', async () => {
     const source = path.join(tmp('cli-a'), 'data');
-    const seeded = await runCli(['run', "tasks.create --title 'Renew the passport'"], { env: env(source) });
-    expect(seeded.code, seeded.stderr).toBe(0);
+    const seeded = await runHere(source, "tasks.create --title 'Renew the passport'");
+    expect(seeded.code, seeded.stdout).toBe(0);
     const archive = path.join(tmp('cli-out'), 'b.tar.gz');
     const backup = await runCli(['backup', '--output', archive], { env: env(source) });
     expect(backup.code, backup.stderr).toBe(0);
@@ -23,7 +37,7 @@ describe('steward backup, restore, export and users delete', () => {
     const restored = await runCli(['restore', archive], { env: env(target) });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toMatch(/^Restored .*tables, \d+ rows/);
-    const search = await runCli(['run', 'tasks.search --query passport'], { env: env(target) });
+    const search = await runHere(target, 'tasks.search --query passport');
     expect(search.stdout).toContain('Renew the passport');
 
     const again = await runCli(['restore', archive], { env: env(target) });
@@ -60,14 +74,18 @@ describe('steward backup, restore, export and users delete', () => {
     const port = await freePort();
     const server = await startServer({ env: { STEWARD_DATA_DIR: dataDir, PORT: String(port) } });
     try {
+      // Seeded through the server's API, as a `steward run` process would relay them.
       for (const [user, title] of [
         ['local', 'Water the plants'],
         ['alice', 'Book the dentist'],
-      ])
-        expect(
-          (await runCli(['run', '--user', user!, `tasks.create --title '${title}'`], { env: env(dataDir) }))
-            .code,
-        ).toBe(0);
+      ]) {
+        const response = await fetch(`${server.url}/api/run`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ command: `tasks.create --title '${title}'`, user }),
+        });
+        expect(await response.json()).toMatchObject({ status: 'ok' });
+      }
       const archive = path.join(tmp('cli-srv-out'), 'live.tar.gz');
       const backup = await runCli(['backup', '--output', archive], { env: env(dataDir) });
       expect(backup.code, backup.stderr).toBe(0);
@@ -91,9 +109,7 @@ describe('steward backup, restore, export and users delete', () => {
 
       const target = path.join(tmp('cli-srv-b'), 'data');
       expect((await runCli(['restore', archive], { env: env(target) })).code).toBe(0);
-      const search = await runCli(['run', '--user', 'alice', 'tasks.search --query dentist'], {
-        env: env(target),
-      });
+      const search = await runHere(target, 'tasks.search --query dentist', 'alice');
       expect(search.stdout).toContain('Book the dentist');
       expect(existsSync(path.join(target, 'db'))).toBe(true);
     } finally {

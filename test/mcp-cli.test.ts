@@ -4,11 +4,12 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../src/runtime.ts';
 import { approve, messageText, scriptModels } from './support/agent-scripts.ts';
 import { freePort, MAIN, runCli, startServer } from './support/cli.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { fixtureServer, mcpServersYaml } from './support/mcp.ts';
-import { writeTestConfig } from './support/steward.ts';
+import { cliRuntime, runInProcess, writeTestConfig } from './support/steward.ts';
 
 /*
  * The CLI end to end: `steward run` starting configured MCP servers itself, and `steward mcp`
@@ -53,14 +54,24 @@ describe('steward run with MCP servers', () => {
     expect(list.stdout).toContain('notes — MCP server, 9 tools');
     expect(list.stdout).toContain('broken — unavailable: Connection closed');
 
-    const added = await run('notes.add_note --title "Buy milk" --due-date 2026-05-01 --pinned');
-    expect(added.code, added.stderr).toBe(0);
-    expect(added.stdout).toContain('<external source="mcp:notes">');
-    expect(added.stdout).toContain('"dueDate":"2026-05-01"');
+    // The calls in this process, as `steward run` executes them, on a runtime that starts the
+    // same servers (the process above proves that path and its exit code).
+    const runtime = await cliRuntime(steward.env, steward.dir);
+    try {
+      const added = await runInProcess(
+        runtime,
+        'notes.add_note --title "Buy milk" --due-date 2026-05-01 --pinned',
+      );
+      expect(added.code, added.stdout).toBe(0);
+      expect(added.stdout).toContain('<external source="mcp:notes">');
+      expect(added.stdout).toContain('"dueDate":"2026-05-01"');
 
-    const call = await run('broken.add_note --title x');
-    expect(call.code).toBe(1);
-    expect(call.stdout).toContain('broken.add_note: unavailable: Connection closed');
+      const call = await runInProcess(runtime, 'broken.add_note --title x');
+      expect(call.code).toBe(1);
+      expect(call.stdout).toContain('broken.add_note: unavailable: Connection closed');
+    } finally {
+      await runtime.close();
+    }
   }, 120_000);
 
   it("never hands Steward's own secrets to a server process", async () => {
@@ -84,11 +95,20 @@ describe('steward run with MCP servers', () => {
 describe('steward mcp over stdio', () => {
   it('offers exactly get_skill and run, as the chosen user, and refuses mutating commands without an LLM', async () => {
     const steward = home(mcpServersYaml([fixtureServer('notes')]));
-    const seeded = await runCli(['run', 'tasks.create --title "Bob only"', '--user', 'bob'], {
-      env: steward.env,
-      cwd: steward.dir,
+    // Seeding and the checks after run in this process, as `steward run` executes them (no MCP
+    // server needed, as `steward run` starts none for a tasks command).
+    const here = async (use: (runtime: Runtime) => Promise<void>) => {
+      const runtime = await cliRuntime(steward.env, steward.dir, { mcpServers: [] });
+      try {
+        await use(runtime);
+      } finally {
+        await runtime.close();
+      }
+    };
+    await here(async (runtime) => {
+      const seeded = await runInProcess(runtime, 'tasks.create --title "Bob only"', 'bob');
+      expect(seeded.code, seeded.stdout).toBe(0);
     });
-    expect(seeded.code, seeded.stderr).toBe(0);
 
     const client = await mcpClient(['--user', 'bob'], steward.env, steward.dir);
     try {
@@ -119,13 +139,12 @@ describe('steward mcp over stdio', () => {
       await client.close();
     }
     // The refused task was never created; the other user sees nothing of bob's.
-    const local = await runCli(['run', 'tasks.search --query only'], { env: steward.env, cwd: steward.dir });
-    expect(local.stdout).not.toContain('Bob only');
-    const bob = await runCli(['run', 'tasks.search --query host', '--user', 'bob'], {
-      env: steward.env,
-      cwd: steward.dir,
+    await here(async (runtime) => {
+      const local = await runInProcess(runtime, 'tasks.search --query only');
+      expect(local.stdout).not.toContain('Bob only');
+      const bob = await runInProcess(runtime, 'tasks.search --query host', 'bob');
+      expect(bob.stdout).not.toContain('From the host');
     });
-    expect(bob.stdout).not.toContain('From the host');
   }, 180_000);
 
   describe('with an LLM configured', () => {

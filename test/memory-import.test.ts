@@ -257,12 +257,15 @@ it('steward memory import works on its own and through a running server, with pr
     expect(whatsapp.stdout).toMatch(
       /^Imported whatsapp history for local: 3 new messages in 1 conversations/,
     );
-    const search = await runCli(['run', 'memory.search --query "belay course" --source messages'], {
-      env,
-      cwd: home,
+    // Searched through the server's API, as a `steward run` process would relay the command.
+    const response = await fetch(`${server.url}/api/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ command: 'memory.search --query "belay course" --source messages' }),
     });
-    expect(search.code, output(search)).toBe(0);
-    expect(search.stdout).toMatch(
+    const search = (await response.json()) as { status: string; content: string };
+    expect(search.status, search.content).toBe('ok');
+    expect(search.content).toMatch(
       /\[message \d+\] 2026-01-13 \d\d:\d\d · "Ana Costa" \(import:whatsapp\) · Ana Costa: Booked the belay course for February/,
     );
   } finally {

@@ -66,9 +66,15 @@ export function runAsCli(runtime: Runtime, userId: string, command: string) {
  * A runtime on the data dir and configuration a `steward` process would get from `env` in `cwd`,
  * for running in this process what a test has already proven through a real process. Close it
  * before a process starts on the same data dir (the runtime holds the data dir's lock).
+ * `mcpServers` names the MCP servers to start, as `steward run` names those its command needs
+ * (default: all configured).
  */
-export function cliRuntime(env: Record<string, string>, cwd: string): Promise<Runtime> {
-  return createRuntime(loadConfig({ env, cwd }), { logger: silentLogger() });
+export function cliRuntime(
+  env: Record<string, string>,
+  cwd: string,
+  options: Pick<RuntimeOptions, 'mcpServers'> = {},
+): Promise<Runtime> {
+  return createRuntime(loadConfig({ env, cwd }), { logger: silentLogger(), ...options });
 }
 
 /**
