@@ -32,17 +32,15 @@ export function messageProblem(text: string, maxChars: number): string | null {
   return null;
 }
 
-/** The user's latest conversation on the message's channel (null: none yet), when it was read. */
-type Latest = { conversation: Conversation | null } | undefined;
-
 /**
  * The message's user (created on first contact) and, when the message goes to the user's latest
- * conversation on its channel (the usual case), that conversation read in the same round trip.
+ * conversation on its channel (the usual case), that conversation read in the same round trip
+ * (`latest`: null when there is none yet, undefined when it was not read).
  */
 export async function userOfMessage(
   database: Database,
   address: MessageAddress,
-): Promise<{ user: User; latest: Latest }> {
+): Promise<{ user: User; latest: Conversation | null | undefined }> {
   if (address.conversationId || address.newConversation) {
     return { user: await ensureUser(database, address.userId), latest: undefined };
   }
@@ -50,7 +48,7 @@ export async function userOfMessage(
     sql: latestConversationJsonSql(1, 2),
     params: [address.channel],
   });
-  return { user, latest: { conversation: conversationFromJson(alongside) } };
+  return { user, latest: conversationFromJson(alongside) };
 }
 
 /**
@@ -61,7 +59,7 @@ export async function conversationOfMessage(
   database: Database,
   user: User,
   address: MessageAddress,
-  latest: Latest,
+  latest: Conversation | null | undefined,
 ): Promise<Conversation> {
   if (address.conversationId) {
     const found = await getConversation(database, user.id, address.conversationId);
@@ -74,7 +72,7 @@ export async function conversationOfMessage(
     return found;
   }
   if (address.newConversation) return createConversation(database, user.id, address.channel);
-  if (latest?.conversation) return latest.conversation;
+  if (latest) return latest;
   // None yet (or not read): found or created under a lock, so a user's first messages arriving
   // at two instances at once start one conversation, not two.
   return database.withAdvisoryLock(`first-conversation:${user.id}:${address.channel}`, () =>
