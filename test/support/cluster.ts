@@ -14,9 +14,13 @@ import { tempDir } from './temp.ts';
 
 const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432/test';
 
+/** The server answeringPostgres found, where startCluster creates its database. */
+let answering: string | null = null;
+
 /**
  * The PostgreSQL server to run on: TEST_DATABASE_URL, else the local server, when it answers
- * (then TEST_DATABASE_URL is set for createTestDatabase). Null when no server answers.
+ * (startCluster then creates its database there; the environment is left as it is, since later
+ * files in the same worker read it). Null when no server answers.
  */
 export async function answeringPostgres(): Promise<string | null> {
   const candidate = process.env.TEST_DATABASE_URL || DEFAULT_SERVER;
@@ -25,7 +29,7 @@ export async function answeringPostgres(): Promise<string | null> {
   try {
     await client.connect();
     await client.end();
-    process.env.TEST_DATABASE_URL = candidate;
+    answering = candidate;
     return candidate;
   } catch {
     await client.end().catch(() => undefined);
@@ -66,7 +70,7 @@ export async function startCluster(options: {
   extraYaml?: string;
   env?: Record<string, string>;
 }): Promise<Cluster> {
-  const db = await createTestDatabase('postgres', { migrate: false });
+  const db = await createTestDatabase('postgres', { migrate: false, adminUrl: answering ?? undefined });
   const ports = await Promise.all(Array.from({ length: options.count }, () => freePort()));
   const channels = options.telegram
     ? `channels:

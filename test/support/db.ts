@@ -17,14 +17,18 @@ export type TestDatabase = { database: Database; url: string | null; drop(): Pro
  */
 export async function createTestDatabase(
   backend: Backend,
-  options: { migrate?: boolean } = {},
+  options: {
+    migrate?: boolean;
+    /** The server to create it on (default TEST_DATABASE_URL). */
+    adminUrl?: string;
+  } = {},
 ): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const database = await openPglite(null);
     if (options.migrate !== false) await migrate(database);
     return { database, url: null, drop: () => database.close() };
   }
-  const adminUrl = process.env.TEST_DATABASE_URL;
+  const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `steward_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   const admin = await openPostgres(adminUrl, { max: 1 });
