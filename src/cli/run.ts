@@ -43,7 +43,7 @@ async function execute(config: ResolvedConfig, command: string, userId: string):
     }
     return (await response.json()) as RunResult;
   }
-  // Only a local run needs the runtime: a relayed one (above) starts in a third of the time.
+  // Only a local run needs the runtime: a relayed one (above) takes half the time without it.
   const [{ serversNeededBy }, { createRuntime }] = await Promise.all([
     import('../mcp/index.ts'),
     import('../runtime.ts'),

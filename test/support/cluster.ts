@@ -14,22 +14,20 @@ import { tempDir } from './temp.ts';
 
 const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432/test';
 
-/** The server answeringPostgres found, where startCluster creates its database. */
-let answering: string | null = null;
+/** The PostgreSQL server a cluster runs on: TEST_DATABASE_URL, else the local server. */
+const clusterServer = () => process.env.TEST_DATABASE_URL || DEFAULT_SERVER;
 
 /**
- * The PostgreSQL server to run on: TEST_DATABASE_URL, else the local server, when it answers
- * (startCluster then creates its database there; the environment is left as it is, since later
- * files in the same worker read it). Null when no server answers.
+ * The cluster's server when it answers (startCluster creates its database there), else null. The
+ * environment is left as it is: later files in the same worker read it.
  */
 export async function answeringPostgres(): Promise<string | null> {
-  const candidate = process.env.TEST_DATABASE_URL || DEFAULT_SERVER;
+  const candidate = clusterServer();
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: candidate, connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();
     await client.end();
-    answering = candidate;
     return candidate;
   } catch {
     await client.end().catch(() => undefined);
@@ -70,7 +68,7 @@ export async function startCluster(options: {
   extraYaml?: string;
   env?: Record<string, string>;
 }): Promise<Cluster> {
-  const db = await createTestDatabase('postgres', { migrate: false, adminUrl: answering ?? undefined });
+  const db = await createTestDatabase('postgres', { migrate: false, adminUrl: clusterServer() });
   const ports = await Promise.all(Array.from({ length: options.count }, () => freePort()));
   const channels = options.telegram
     ? `channels:
