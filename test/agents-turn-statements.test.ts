@@ -6,6 +6,7 @@ import {
   conversationFromJson,
   createConversation,
   findLatestConversation,
+  HistoryWindows,
   latestConversationJsonSql,
   messagesOfTurn,
   recentMessages,
@@ -125,7 +126,11 @@ describeEachBackend('turn statements', (getDb) => {
       owner: 'instance-1',
     });
 
-    const read = await turnsToRun(db, conversation.id, turn.seq, { afterId: ids[0]!, limit: 3 });
+    const read = await turnsToRun(db, conversation.id, turn.seq, {
+      afterId: ids[0]!,
+      limit: 3,
+      windows: new HistoryWindows(),
+    });
 
     expect(read.open.map((open) => open.id)).toEqual(['t-open']);
     expect(read.open[0]!.queuedAt).toBeInstanceOf(Date);

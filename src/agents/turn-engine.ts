@@ -8,7 +8,7 @@ import {
   appendMessage,
   type Conversation,
   getConversation,
-  recentMessages,
+  HistoryWindows,
   type StoredMessage,
   setConversationMode,
 } from '../memory/index.ts';
@@ -117,6 +117,8 @@ export class TurnEngine {
   /** Each conversation's turns one at a time, in order, on every instance. */
   readonly #locks: KeyedLock;
   readonly #active = new Set<Promise<unknown>>();
+  /** Conversations' histories as their last turns here read them (each read checks them). */
+  readonly #history = new HistoryWindows();
   readonly #stopping = new AbortController();
   #registered: Promise<void> | null = null;
   #accepting = true;
@@ -320,7 +322,11 @@ export class TurnEngine {
       database,
       conversationId,
       throughSeq,
-      conversation && { afterId: conversation.summaryThroughMessageId, limit: HISTORY_LIMIT },
+      conversation && {
+        afterId: conversation.summaryThroughMessageId,
+        limit: HISTORY_LIMIT,
+        windows: this.#history,
+      },
     );
     for (const open of openOnes) {
       if (open.id === exceptId) {
@@ -372,7 +378,7 @@ export class TurnEngine {
     // Everything the turn reads of its conversation, loaded once (we hold its lock).
     const stored =
       known.stored ??
-      (await recentMessages(database, conversation.id, {
+      (await this.#history.read(database, conversation.id, {
         limit: HISTORY_LIMIT,
         afterId: conversation.summaryThroughMessageId,
       }));

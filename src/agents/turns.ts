@@ -1,10 +1,10 @@
 import type { Queryable } from '../db/index.ts';
 import { countTokensAsync, turnUsageSql, type Usage } from '../llm/index.ts';
 import {
+  type HistoryRange,
+  HistoryWindows,
   insertReplyMessageSql,
   insertUserMessageSql,
-  messagesFromJson,
-  recentMessagesJsonSql,
   type StoredMessage,
   touchConversationSql,
 } from '../memory/index.ts';
@@ -200,15 +200,19 @@ export async function claimTurn(
 /**
  * In one round trip: the conversation's queued or running turns up to `throughSeq`, in order,
  * its latest turn that has ended (a paused one may be resumed by the next) and, when `history`
- * asks, its newest `limit` messages after `afterId` (what a turn run next reads, oldest first).
+ * asks, its newest `limit` messages after `afterId` (what a turn run next reads, oldest first),
+ * through `history.windows` (only what was added since it last read them, when nothing else
+ * changed; a second statement reads them whole when something did).
  */
 export async function turnsToRun(
   db: Queryable,
   conversationId: string,
   throughSeq: number,
-  history?: { afterId: number; limit: number },
+  history?: HistoryRange & { windows: HistoryWindows },
 ): Promise<{ open: TurnRecord[]; latestEnded: TurnRecord | null; stored?: StoredMessage[] }> {
-  const messages = history ? recentMessagesJsonSql({ conversationId: 1, afterId: 3, limit: 4 }) : 'NULL';
+  const messages = history
+    ? HistoryWindows.sql({ conversationId: 1, afterId: 3, limit: 4, from: 5, through: 6 })
+    : 'NULL';
   const [row] = await db.query<{ turns: Array<TurnRow & { open: boolean }>; messages: unknown }>(
     `SELECT (SELECT json_agg(listed ORDER BY listed.seq) FROM (
        (SELECT ${COLUMNS}, true AS open FROM turns
@@ -217,13 +221,25 @@ export async function turnsToRun(
        (SELECT ${COLUMNS}, false AS open FROM turns
         WHERE conversation_id = $1 AND status NOT IN ('queued', 'running') ORDER BY seq DESC LIMIT 1)
      ) listed) AS turns, ${messages} AS messages`,
-    history ? [conversationId, throughSeq, history.afterId, history.limit] : [conversationId, throughSeq],
+    history
+      ? [
+          conversationId,
+          throughSeq,
+          history.afterId,
+          history.limit,
+          ...history.windows.keptIds(conversationId, history),
+        ]
+      : [conversationId, throughSeq],
   );
   const turns = (row?.turns ?? []).map(({ open, ...turn }) => ({ open, turn: toTurn(turn) }));
+  const stored = history
+    ? (history.windows.settle(conversationId, history, row?.messages) ??
+      (await history.windows.read(db, conversationId, history)))
+    : undefined;
   return {
     open: turns.filter((entry) => entry.open).map((entry) => entry.turn),
     latestEnded: turns.find((entry) => !entry.open)?.turn ?? null,
-    ...(history ? { stored: messagesFromJson(row?.messages) } : {}),
+    ...(stored ? { stored } : {}),
   };
 }
 

@@ -171,7 +171,8 @@ export async function setMessageTurn(db: Queryable, messageId: number, turnId: s
   await db.query('UPDATE messages SET turn_id = $2 WHERE id = $1', [messageId, turnId]);
 }
 
-type MessageRow = {
+/** A `messages` row as read (JSON or rows). */
+export type MessageRow = {
   id: number;
   turn_id: string | null;
   role: StoredMessage['role'];
@@ -183,7 +184,7 @@ type MessageRow = {
   created_at: Date;
 };
 
-const toStoredMessage = (row: MessageRow): StoredMessage => ({
+export const toStoredMessage = (row: MessageRow): StoredMessage => ({
   id: row.id,
   turnId: row.turn_id,
   role: row.role,
@@ -209,11 +210,14 @@ export async function setMessageContext(
   ]);
 }
 
+/** The columns a StoredMessage is made from. */
+export const MESSAGE_COLUMNS =
+  'id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at';
+
 /** Every message a turn stored, in order. */
 export async function messagesOfTurn(db: Queryable, turnId: string): Promise<StoredMessage[]> {
   const rows = await db.query<MessageRow>(
-    `SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
-     FROM messages WHERE turn_id = $1 ORDER BY id`,
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE turn_id = $1 ORDER BY id`,
     [turnId],
   );
   return rows.map(toStoredMessage);
@@ -234,7 +238,7 @@ export function recentMessagesJsonSql(at: {
   const before =
     at.beforeId === undefined ? '' : ` AND ($${at.beforeId}::bigint IS NULL OR id < $${at.beforeId})`;
   return `(SELECT coalesce(json_agg(recent ORDER BY recent.id), '[]'::json) FROM (
-       SELECT id, turn_id, role, content, tool_calls, tool_call_id, token_count, context, created_at
+       SELECT ${MESSAGE_COLUMNS}
        FROM messages WHERE conversation_id = $${at.conversationId}${before} AND id > $${at.afterId}
        ORDER BY id DESC LIMIT $${at.limit}) recent)`;
 }

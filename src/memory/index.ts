@@ -14,17 +14,16 @@ export {
   getConversation,
   latestConversation,
   latestConversationJsonSql,
-  messagesFromJson,
   messagesOfTurn,
   type NewMessage,
   recentMessages,
-  recentMessagesJsonSql,
   type StoredMessage,
   setConversationMode,
   setMessageContext,
   setMessageTurn,
 } from './conversations.ts';
 export { forgetMemory, listMemories, type MemoryListItem, setMemoryImportance } from './dashboard.ts';
+export { type HistoryRange, HistoryWindows } from './history-windows.ts';
 export { memoryImportRoutes } from './import/api-routes.ts';
 export {
   HISTORY_FORMATS,
