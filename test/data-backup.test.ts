@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   backupBeforeMigrations,
+  dropStewardObjects,
   dumpDatabase,
   extractArchive,
   listBackups,
@@ -260,11 +261,13 @@ describeEachBackend('upgrades and schema versions', (get, backend) => {
   }, 60_000);
 
   it('restores an archive of an older schema and migrates it; refuses one of a newer schema', async () => {
-    // The embedded template has every migration: an old embedded database starts from initdb.
+    // The embedded template has every migration: an old embedded database starts from it emptied
+    // of Steward's objects (the catalog initdb leaves, seconds sooner).
     const old =
       backend === 'pglite'
         ? await (async () => {
-            const database = await openPglite(null, { template: false });
+            const database = await openPglite(null);
+            await database.transaction(dropStewardObjects);
             return { database, drop: () => database.close() };
           })()
         : await createTestDatabase(backend, { migrate: false });

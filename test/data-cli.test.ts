@@ -129,7 +129,10 @@ describe('steward migrate', () => {
         path.join(ROOT, 'migrations', `${migration.name}.sql`),
         path.join(older, `${migration.name}.sql`),
       );
-    const database = await openPglite(dataDir, { template: false });
+    // The template has every migration: emptied of Steward's objects, it is the cluster initdb makes.
+    const { dropStewardObjects } = await import('../src/backup/index.ts');
+    const database = await openPglite(dataDir);
+    await database.transaction(dropStewardObjects);
     await migrate(database, older);
     await database.close();
     const result = await runCli(['migrate'], { env: env(dataDir) });

@@ -6,13 +6,27 @@ import { loadConfig } from '../src/config/index.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { userVaultDir, VaultFs } from '../src/files/index.ts';
 import { type CliResult, freePort, runCli, startServer } from './support/cli.ts';
+import { cliRuntime, runInProcess } from './support/steward.ts';
 
 function stewardHome() {
   const home = mkdtempSync(path.join(os.tmpdir(), 'steward-files-start-'));
   const dataDir = path.join(home, 'data');
   writeFileSync(path.join(home, 'steward.yaml'), '');
   const env = { STEWARD_DATA_DIR: dataDir, STEWARD_CONFIG: path.join(home, 'steward.yaml') };
-  return { home, dataDir, env, run: (command: string) => runCli(['run', command], { env, cwd: home }) };
+  return { home, dataDir, env, run: (command: string) => runHere(env, home, command) };
+}
+
+/**
+ * `steward run COMMAND` on the data dir in this process, on a runtime of its own as its process
+ * builds one (test/cli-run.test.ts covers `steward run`'s own process).
+ */
+async function runHere(env: Record<string, string>, cwd: string, command: string): Promise<CliResult> {
+  const runtime = await cliRuntime(env, cwd);
+  try {
+    return await runInProcess(runtime, command);
+  } finally {
+    await runtime.close();
+  }
 }
 
 const output = (result: CliResult) => `exit ${result.code}\n${result.stdout}\n${result.stderr}`;

@@ -49,13 +49,15 @@ async function shoot(page: Page, name: string, options: { fullPage?: boolean } =
   });
 }
 
+/** The owner's session cookie, from one login through the form (test/web-browser.test.ts tests logging in). */
+let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+
+/** A new browser context `width` px wide with the owner's session, on the chat page. */
 async function loggedIn(width: number): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width, height: 844 } });
+  const context = await browser.newContext({ viewport: { width, height: 844 }, storageState: session });
   const page = watch(await context.newPage());
-  await page.goto(`${steward.url}/login`);
-  await page.fill('input[name="token"]', OWNER_TOKEN);
-  await page.click('button[type="submit"]');
-  await page.waitForURL('**/chat');
+  await page.goto(`${steward.url}/chat`);
+  expect(new URL(page.url()).pathname).toBe('/chat');
   return { context, page };
 }
 
@@ -74,6 +76,14 @@ beforeAll(async () => {
   );
   fake = await startFakeLlm();
   steward = await startWebSteward('pglite', fake, { logFile });
+  const login = await browser.newContext();
+  const page = await login.newPage();
+  await page.goto(`${steward.url}/login`);
+  await page.fill('input[name="token"]', OWNER_TOKEN);
+  await page.click('button[type="submit"]');
+  await page.waitForURL('**/chat');
+  session = await login.storageState();
+  await login.close();
   const db = steward.runtime.database;
   const ctx = ownerTaskContext(db);
   const today = new Date().toISOString().slice(0, 10);

@@ -24,7 +24,7 @@ export { type ForgetReport, forgetUser, OWNER_USER } from './forget-user.ts';
 export { type BackupManifest, manifestSchema } from './manifest.ts';
 export { type OwnedSkill, ownedSkills } from './owned-skills.ts';
 export { packFolder } from './pack-folder.ts';
-export { type RestoreReport, type RestoreTarget, restoreBackup } from './restore.ts';
+export { dropStewardObjects, type RestoreReport, type RestoreTarget, restoreBackup } from './restore.ts';
 export { stewardVersion } from './steward-version.ts';
 export { type Catalog, type CatalogTable, readCatalog } from './table-catalog.ts';
 export { backupBeforeMigrations, type UpgradeBackupOptions } from './upgrade-backup.ts';

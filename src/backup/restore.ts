@@ -130,16 +130,19 @@ export async function restoreBackup(archive: string, target: RestoreTarget): Pro
       if (holds.length > 0) await moveAside([filesRoot(target.dataDir), target.skillsDir], aside);
     } else {
       const all = listMigrations(migrationsDir).map((migration) => migration.name);
-      // The prebuilt template has every migration of this build: a quick start when the archive does too.
-      const template =
+      // A new cluster starts from the prebuilt template, which has every migration of this build:
+      // an archive of another schema has it emptied of Steward's objects first and rebuilt from
+      // its own migrations (the same cluster initdb and those migrations make, seconds sooner).
+      const sameSchema =
         migrationsDir === MIGRATIONS_DIR &&
         all.length === checked.database.migrations.length &&
         all.every((name) => checked.database.migrations.includes(name));
-      const database = await openPglite(path.join(staging, 'data'), { template });
+      const database = await openPglite(path.join(staging, 'data'));
       try {
-        load = await database.transaction((tx) =>
-          loadDatabase(tx, input, { hasVector: true, migrationsDir }),
-        );
+        load = await database.transaction(async (tx) => {
+          if (!sameSchema) await dropStewardObjects(tx);
+          return loadDatabase(tx, input, { hasVector: true, migrationsDir });
+        });
         migrated = await migrate(database, migrationsDir);
       } finally {
         await database.close();
@@ -239,7 +242,7 @@ async function refuseOtherConnections(database: Queryable): Promise<void> {
 }
 
 /** Drops what Steward keeps in the database (its tables and functions, and the job queue's schema); extensions stay. */
-async function dropStewardObjects(tx: Transaction): Promise<void> {
+export async function dropStewardObjects(tx: Transaction): Promise<void> {
   await tx.exec('DROP SCHEMA IF EXISTS pgboss CASCADE');
   const tables = await tx.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

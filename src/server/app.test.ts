@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropStewardObjects } from '../backup/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { type Database, openPglite } from '../db/index.ts';
 import { silentLogger } from '../logging/logger.ts';
@@ -6,7 +7,9 @@ import { createServerApp } from './app.ts';
 
 let database: Database;
 beforeAll(async () => {
-  database = await openPglite(null, { template: false });
+  // The template has every migration: emptied of Steward's objects, it has none applied.
+  database = await openPglite(null);
+  await database.transaction(dropStewardObjects);
 });
 afterAll(async () => {
   await database.close();
