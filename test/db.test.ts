@@ -115,13 +115,13 @@ describe('new data dirs from the template', () => {
     expect(readdirSync(dataDir).filter((name) => name.includes('.tmp'))).toEqual([]);
   });
 
-  it('never unpacks over files already in the directory', () => {
+  it('never unpacks over files already in the directory', async () => {
     const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-template-')), 'db');
-    expect(unpackTemplateInto(dir)).toBe(true);
+    expect(await unpackTemplateInto(dir)).toBe(true);
     expect(existsSync(path.join(dir, 'PG_VERSION'))).toBe(true);
     const busy = mkdtempSync(path.join(os.tmpdir(), 'steward-template-'));
     writeFileSync(path.join(busy, 'something'), 'x');
-    expect(unpackTemplateInto(busy)).toBe(false);
+    expect(await unpackTemplateInto(busy)).toBe(false);
     expect(readdirSync(busy)).toEqual(['something']);
   });
 });

@@ -6,7 +6,7 @@ import { PgBossQueue } from '../jobs/index.ts';
 import { silentLogger } from '../logging/index.ts';
 import { openPglite } from './client.ts';
 import { migrate } from './migrate.ts';
-import { forgetPgliteTemplate, templatePath } from './pglite-template.ts';
+import { compressTemplate, forgetPgliteTemplate, templatePath } from './pglite-template.ts';
 
 export async function buildPgliteTemplate(): Promise<string> {
   const file = templatePath();
@@ -20,10 +20,10 @@ export async function buildPgliteTemplate(): Promise<string> {
     // has no write-ahead log to replay (~0.25 s less CPU for each new data dir or in-memory database).
     await database.exec('CHECKPOINT');
     if (database.connection.kind !== 'pglite') throw new Error('expected PGlite');
-    const dump = await database.connection.client.dumpDataDir('gzip');
+    const dump = await database.connection.client.dumpDataDir('none');
     mkdirSync(path.dirname(file), { recursive: true });
     const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    writeFileSync(partial, compressTemplate(new Uint8Array(await dump.arrayBuffer())));
     renameSync(partial, file);
     forgetPgliteTemplate();
     removeOldTemplates(file);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import pg from 'pg';
+import type pg from 'pg';
 import { StewardError } from '../errors.ts';
 import { pgliteQuery } from './pglite-query.ts';
 import { forgetPgliteTemplate, pgliteTemplate, unpackTemplateInto } from './pglite-template.ts';
@@ -117,15 +117,17 @@ export async function openPglite(
   }
   // A new cluster starts from the prebuilt template instead of running initdb (seconds faster):
   // on disk unpacked by Steward, else (in memory, or that failed) loaded by PGlite.
+  // PostgreSQL's WebAssembly compiles on other threads while the template unpacks on this one.
+  const wasmModule = pgliteModuleOnce();
   let fresh = dir === undefined || !existsSync(path.join(dir, 'PG_VERSION'));
-  if (fresh && dir !== undefined && options.template !== false && unpackTemplateInto(dir)) {
+  if (fresh && dir !== undefined && options.template !== false && (await unpackTemplateInto(dir))) {
     chmodSync(dir, 0o700);
     fresh = false;
   }
   const template = fresh && options.template !== false ? pgliteTemplate() : null;
   const client = await PGlite.create(dir, {
     ...(template ? { loadDataDir: template } : {}),
-    pgliteWasmModule: await pgliteModuleOnce(),
+    pgliteWasmModule: await wasmModule,
     extensions: { vector },
     // One connection in one process: a buffer pool no larger than the database (PGlite's default
     // is 128 MB), the rest of Postgres's memory settings at their defaults.
@@ -188,14 +190,16 @@ export async function openPostgres(
   url: string,
   options: { max?: number; lockConnections?: number; applicationName?: string } = {},
 ): Promise<Database> {
+  // node-postgres is loaded only here: a process on the embedded database never needs it.
+  const { default: postgres } = await import('pg');
   const applicationName = options.applicationName ?? 'steward';
   const types = {
     getTypeParser: (oid: number, format?: string) => {
       if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
-      return pg.types.getTypeParser(oid, format as 'text');
+      return postgres.types.getTypeParser(oid, format as 'text');
     },
   };
-  const pool = new pg.Pool({
+  const pool = new postgres.Pool({
     connectionString: url,
     max: options.max ?? 10,
     types,
@@ -231,7 +235,7 @@ export async function openPostgres(
   const instanceClients = new Map<string, pg.Client>();
   const lockPool = () => {
     if (!locks) {
-      locks = new pg.Pool({
+      locks = new postgres.Pool({
         connectionString: url,
         max: options.lockConnections ?? 20,
         application_name: `${applicationName}-locks`,
@@ -310,7 +314,7 @@ export async function openPostgres(
     },
     registerInstance: async (id) => {
       if (instanceClients.has(id)) return;
-      const client = new pg.Client({
+      const client = new postgres.Client({
         connectionString: url,
         application_name: `${applicationName}-instance`,
       });

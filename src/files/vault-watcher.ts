@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { SCAN_LIMITS } from './vault-fs.ts';
 import { RESERVED_NAMES } from './vault-path.ts';
 
@@ -21,6 +21,7 @@ export async function watchVaults(
   changed: (vaultDirName: string) => void,
   options: { debounceMs?: number; onError?: (error: unknown) => void } = {},
 ): Promise<VaultWatcher> {
+  const { watch } = await import('chokidar');
   mkdirSync(filesDir, { recursive: true });
   const timers = new Map<string, NodeJS.Timeout>();
   const segments = (file: string) => path.relative(filesDir, file).split(path.sep);

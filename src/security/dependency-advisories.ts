@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import semver from 'semver';
+import type Semver from 'semver';
 import type { Finding, Severity } from './finding.ts';
 
 export type Advisory = {
@@ -79,5 +80,14 @@ export function dependencyFindings(installDir: string, list: AdvisoryList = bund
  * affected version is affected too. Unparsable versions never match.
  */
 export function satisfies(version: string, range: string): boolean {
+  const semver = semverOnce();
   return semver.valid(version) !== null && semver.satisfies(version, range, { includePrerelease: true });
+}
+
+let semverLib: typeof Semver | undefined;
+
+/** semver (47 modules), loaded by the first audit instead of by every process that imports this folder. */
+function semverOnce(): typeof Semver {
+  semverLib ??= createRequire(import.meta.url)('semver') as typeof Semver;
+  return semverLib;
 }

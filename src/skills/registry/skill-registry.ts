@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { type Logger, silentLogger } from '../../logging/index.ts';
 import type { Diagnostic, SkillProvider, SkillSnapshot } from '../types.ts';
 import { loadSkillRoots, type SkillRoot } from './load-skill-roots.ts';
@@ -88,6 +88,8 @@ export class SkillRegistry {
 
   /** Starts watching every root (creating missing user roots); resolves once the watcher is ready. */
   async watch(): Promise<void> {
+    // chokidar is loaded here: a process that never watches (steward run) does not pay for it.
+    const { watch } = await import('chokidar');
     if (this.#watcher || this.#poller) return;
     // 0700: a user skills dir usually sits in the private data dir, which this may create.
     for (const root of this.#roots)
