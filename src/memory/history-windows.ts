@@ -78,11 +78,16 @@ export class HistoryWindows {
           ORDER BY id DESC LIMIT $${l}) added))`;
   }
 
-  /** The values of `from` and `through` for a read of `range`: the kept ids, or nothing. */
+  /**
+   * The values of `from` and `through` for a read of `range`: the kept ids, or nothing. A kept
+   * history shorter than its limit held every message after the fold when it was read, so its
+   * range starts at the fold: a message with a lower id that became visible since (written by a
+   * transaction that committed after that read) is then seen too.
+   */
   keptIds(conversationId: string, range: HistoryRange): [number, number] {
     const kept = this.#usable(conversationId, range);
     if (!kept || kept.messages.length === 0) return [0, 0];
-    return [kept.messages[0]!.id, kept.messages.at(-1)!.id];
+    return [kept.messages.length < range.limit ? 0 : kept.messages[0]!.id, kept.messages.at(-1)!.id];
   }
 
   /**
