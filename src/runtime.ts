@@ -1,10 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import { type ConverseDeps, LlmSentinel, openTurnIds, TurnEngine, TurnHub } from './agents/index.ts';
 import { createApp, type WebhookOptions } from './app.ts';
 import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
 import { createChannelAdapters, deliveryReceipts, Gateway, outboxBacklog } from './channels/index.ts';
-import { ConfigStore, type ResolvedConfig } from './config/index.ts';
+import { BUILTIN_SKILLS_DIR, ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
 import { StewardError } from './errors.ts';
 import {
@@ -48,7 +47,7 @@ import { systemTimezone } from './users/index.ts';
 import { VoiceService } from './voice/index.ts';
 import { WorkflowScheduler } from './workflows/index.ts';
 
-export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
+export { BUILTIN_SKILLS_DIR };
 
 /** Everything a running Steward process holds, built once and closed once. */
 export type Runtime = {

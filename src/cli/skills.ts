@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ResolvedConfig } from '../config/index.ts';
+import { BUILTIN_SKILLS_DIR, type ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import { BUILTIN_SKILLS_DIR } from '../runtime.ts';
 import type { SkillSnapshot, SkillUse } from '../skills/index.ts';
 import {
   builtinHandlers,
