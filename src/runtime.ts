@@ -1,6 +1,5 @@
-import type { Hono } from 'hono';
 import { type ConverseDeps, LlmSentinel, openTurnIds, TurnEngine, TurnHub } from './agents/index.ts';
-import { createApp, type WebhookOptions } from './app.ts';
+import type { HttpApp, WebhookOptions } from './app.ts';
 import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
 import { createChannelAdapters, deliveryReceipts, Gateway, outboxBacklog } from './channels/index.ts';
 import { BUILTIN_SKILLS_DIR, ConfigStore, type ResolvedConfig } from './config/index.ts';
@@ -33,7 +32,6 @@ import {
 import { Observability } from './observability/index.ts';
 import { startRecoverySweep } from './recovery-sweep.ts';
 import { createSsrfGuard, InboundRateLimiter } from './security/index.ts';
-import { HttpLifecycle } from './server/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import {
   builtinHandlers,
@@ -77,10 +75,11 @@ export type Runtime = {
   voice: VoiceService;
   /** The front door of every chat surface: `converse(runtime.converse, message)`. */
   converse: ConverseDeps;
-  /** The HTTP app `steward start` serves (tests call `app.request()` on it). */
-  app: Hono;
-  /** Drains the app on shutdown: new requests get 503 while running turns finish. */
-  lifecycle: HttpLifecycle;
+  /**
+   * The HTTP app `steward start` serves (tests call `app.request()` on it) and its lifecycle,
+   * built on the first call: a one-shot command never loads the server, dashboard and routes.
+   */
+  http(): Promise<HttpApp>;
   close(): Promise<void>;
 };
 
@@ -411,28 +410,28 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     // One limit for every way a message comes in over HTTP (API, dashboard chat, /v1, voice).
     rateLimit: new InboundRateLimiter(database, () => config.get().limits),
   };
-  const lifecycle = new HttpLifecycle();
-  const app = createApp(
-    {
-      config,
-      logger,
-      database,
-      converse,
-      turnEvents,
-      llm,
-      channels,
-      workflows,
-      voice,
-      skills,
-      handlers,
-      executor,
-      observability,
-      learned: learnedSkillsFor(services),
-      lifecycle,
-      integrations,
-    },
-    { webhooks: options.webhooks, ...(options.logFile ? { logFile: options.logFile } : {}) },
-  );
+  let http: Promise<HttpApp> | null = null;
+  const buildHttp = async (): Promise<HttpApp> =>
+    (await import('./app.ts')).createApp(
+      {
+        config,
+        logger,
+        database,
+        converse,
+        turnEvents,
+        llm,
+        channels,
+        workflows,
+        voice,
+        skills,
+        handlers,
+        executor,
+        observability,
+        learned: learnedSkillsFor(services),
+        integrations,
+      },
+      { webhooks: options.webhooks, ...(options.logFile ? { logFile: options.logFile } : {}) },
+    );
   let closed = false;
   return {
     config,
@@ -454,8 +453,10 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     workflows,
     voice,
     converse,
-    app,
-    lifecycle,
+    http: () => {
+      http ??= buildHttp();
+      return http;
+    },
     close: async () => {
       if (closed) return;
       closed = true;
