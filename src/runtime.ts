@@ -34,8 +34,8 @@ import { startRecoverySweep } from './recovery-sweep.ts';
 import { createSsrfGuard, InboundRateLimiter } from './security/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import {
-  builtinHandlers,
   learnedSkillsFor,
+  loadBuiltinHandlers,
   type Sentinel,
   SkillExecutor,
   SkillRegistry,
@@ -139,7 +139,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     pollMs: initial.skills_poll_seconds * 1000,
   });
   skills.load();
-  const handlers = builtinHandlers();
+  const handlers = await loadBuiltinHandlers();
   // Alerts and metrics read parts built further down (the job queue, the executor, the
   // channels); each is reached through a function
   // called only when an alert goes out or metrics are scraped. An alert raised before the
