@@ -21,7 +21,7 @@ import {
   accountRoutes,
   chatRoutes,
   createServerApp,
-  type HttpLifecycle,
+  HttpLifecycle,
   OWNER_USER,
   runRoutes,
   tokenRoutes,
@@ -58,7 +58,6 @@ export type AppParts = {
   executor: SkillExecutor;
   observability: Observability;
   learned: LearnedSkills | null;
-  lifecycle: HttpLifecycle;
   /** Connected accounts (`POST /api/accounts/connect`, what `steward connect` relays to). */
   integrations: Integrations;
 };
@@ -78,12 +77,16 @@ export type AppOptions = {
   logFile?: string;
 };
 
+/** The HTTP app and what drains it on shutdown (new requests get 503 while running turns finish). */
+export type HttpApp = { app: Hono; lifecycle: HttpLifecycle };
+
 /**
  * The HTTP app `steward start` serves and tests call with `app.request()`: the API under
  * /api (token), webhooks, the dashboard and /v1, MCP, metrics and the calendar feeds.
  */
-export function createApp(parts: AppParts, options: AppOptions = {}): Hono {
+export function createApp(parts: AppParts, options: AppOptions = {}): HttpApp {
   const { config, database, logger, channels } = parts;
+  const lifecycle = new HttpLifecycle();
   const settings = () => config.get();
   const { dataDir, skillsDir } = settings();
   const logFile = options.logFile ?? (settings().logs.file ? logFilePath(dataDir) : undefined);
@@ -119,7 +122,7 @@ export function createApp(parts: AppParts, options: AppOptions = {}): Hono {
     '/',
     memoryImportRoutes({ database, ownerUser: OWNER_USER, ensureUser: (id) => ensureUser(database, id) }),
   );
-  return createServerApp({
+  const app = createServerApp({
     database,
     logger,
     config: settings,
@@ -132,7 +135,7 @@ export function createApp(parts: AppParts, options: AppOptions = {}): Hono {
         ((channel, result) => parts.observability.webhookReceived(channel, result)),
     }),
     metrics: parts.observability.metrics ?? undefined,
-    lifecycle: parts.lifecycle,
+    lifecycle,
     routes: [
       calendarFeedRoutes(database),
       webRoutes({
@@ -162,4 +165,5 @@ export function createApp(parts: AppParts, options: AppOptions = {}): Hono {
     }),
     notFoundPage: notFoundPage(database),
   });
+  return { app, lifecycle };
 }

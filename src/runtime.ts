@@ -1,10 +1,8 @@
-import { fileURLToPath } from 'node:url';
-import type { Hono } from 'hono';
 import { type ConverseDeps, LlmSentinel, openTurnIds, TurnEngine, TurnHub } from './agents/index.ts';
-import { createApp, type WebhookOptions } from './app.ts';
+import type { HttpApp, WebhookOptions } from './app.ts';
 import { backupBeforeMigrations, registerBackupJobs } from './backup/index.ts';
 import { createChannelAdapters, deliveryReceipts, Gateway, outboxBacklog } from './channels/index.ts';
-import { ConfigStore, type ResolvedConfig } from './config/index.ts';
+import { BUILTIN_SKILLS_DIR, ConfigStore, type ResolvedConfig } from './config/index.ts';
 import { type Database, type DataDirLock, openDatabase } from './db/index.ts';
 import { StewardError } from './errors.ts';
 import {
@@ -34,11 +32,10 @@ import {
 import { Observability } from './observability/index.ts';
 import { startRecoverySweep } from './recovery-sweep.ts';
 import { createSsrfGuard, InboundRateLimiter } from './security/index.ts';
-import { HttpLifecycle } from './server/index.ts';
 import type { SkillHandler, SkillServices } from './skills/index.ts';
 import {
-  builtinHandlers,
   learnedSkillsFor,
+  loadBuiltinHandlers,
   type Sentinel,
   SkillExecutor,
   SkillRegistry,
@@ -48,7 +45,7 @@ import { systemTimezone } from './users/index.ts';
 import { VoiceService } from './voice/index.ts';
 import { WorkflowScheduler } from './workflows/index.ts';
 
-export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../skills/', import.meta.url));
+export { BUILTIN_SKILLS_DIR };
 
 /** Everything a running Steward process holds, built once and closed once. */
 export type Runtime = {
@@ -78,10 +75,11 @@ export type Runtime = {
   voice: VoiceService;
   /** The front door of every chat surface: `converse(runtime.converse, message)`. */
   converse: ConverseDeps;
-  /** The HTTP app `steward start` serves (tests call `app.request()` on it). */
-  app: Hono;
-  /** Drains the app on shutdown: new requests get 503 while running turns finish. */
-  lifecycle: HttpLifecycle;
+  /**
+   * The HTTP app `steward start` serves (tests call `app.request()` on it) and its lifecycle,
+   * built on the first call: a one-shot command never loads the server, dashboard and routes.
+   */
+  http(): Promise<HttpApp>;
   close(): Promise<void>;
 };
 
@@ -141,7 +139,7 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     pollMs: initial.skills_poll_seconds * 1000,
   });
   skills.load();
-  const handlers = builtinHandlers();
+  const handlers = await loadBuiltinHandlers();
   // Alerts and metrics read parts built further down (the job queue, the executor, the
   // channels); each is reached through a function
   // called only when an alert goes out or metrics are scraped. An alert raised before the
@@ -412,28 +410,28 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     // One limit for every way a message comes in over HTTP (API, dashboard chat, /v1, voice).
     rateLimit: new InboundRateLimiter(database, () => config.get().limits),
   };
-  const lifecycle = new HttpLifecycle();
-  const app = createApp(
-    {
-      config,
-      logger,
-      database,
-      converse,
-      turnEvents,
-      llm,
-      channels,
-      workflows,
-      voice,
-      skills,
-      handlers,
-      executor,
-      observability,
-      learned: learnedSkillsFor(services),
-      lifecycle,
-      integrations,
-    },
-    { webhooks: options.webhooks, ...(options.logFile ? { logFile: options.logFile } : {}) },
-  );
+  let http: Promise<HttpApp> | null = null;
+  const buildHttp = async (): Promise<HttpApp> =>
+    (await import('./app.ts')).createApp(
+      {
+        config,
+        logger,
+        database,
+        converse,
+        turnEvents,
+        llm,
+        channels,
+        workflows,
+        voice,
+        skills,
+        handlers,
+        executor,
+        observability,
+        learned: learnedSkillsFor(services),
+        integrations,
+      },
+      { webhooks: options.webhooks, ...(options.logFile ? { logFile: options.logFile } : {}) },
+    );
   let closed = false;
   return {
     config,
@@ -455,8 +453,10 @@ export async function createRuntime(initial: ResolvedConfig, options: RuntimeOpt
     workflows,
     voice,
     converse,
-    app,
-    lifecycle,
+    http: () => {
+      http ??= buildHttp();
+      return http;
+    },
     close: async () => {
       if (closed) return;
       closed = true;

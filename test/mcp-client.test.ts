@@ -4,13 +4,8 @@ import { silentLogger } from '../src/logging/logger.ts';
 import { McpServers } from '../src/mcp/index.ts';
 import { BUILTIN_SKILLS_DIR } from '../src/runtime.ts';
 import type { Caller } from '../src/skills/executor/index.ts';
-import {
-  builtinHandlers,
-  fencedSources,
-  type Sentinel,
-  SkillExecutor,
-  SkillRegistry,
-} from '../src/skills/index.ts';
+import { builtinHandlers } from '../src/skills/handlers/index.ts';
+import { fencedSources, type Sentinel, SkillExecutor, SkillRegistry } from '../src/skills/index.ts';
 import { createTestDatabase, type TestDatabase } from './support/db.ts';
 import { fixtureServer } from './support/mcp.ts';
 import { startHttpMcpFixture } from './support/mcp-http-fixture.ts';

@@ -163,7 +163,7 @@ describe('a turn, observed', () => {
 
 describe('the model is down', () => {
   it('POST /api/chat answers 200, status failed, saying what is wrong; ten failures raise one alert', async () => {
-    const { app } = steward.runtime;
+    const { app } = await steward.runtime.http();
     webhook.reset();
     // Three attempts per turn (max_retries: 2): three failed turns, then one more failure and a recovery.
     for (let index = 0; index < 10; index++) fake.enqueue({ status: 503 });

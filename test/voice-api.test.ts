@@ -47,7 +47,7 @@ voice:
   });
   const { runtime } = steward;
   // The app `steward start` serves, built by the same root.
-  const { app } = runtime;
+  const { app } = await runtime.http();
   return { steward, app };
 }
 

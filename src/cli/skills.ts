@@ -1,15 +1,14 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ResolvedConfig } from '../config/index.ts';
+import { BUILTIN_SKILLS_DIR, type ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { errorMessage } from '../errors.ts';
-import { BUILTIN_SKILLS_DIR } from '../runtime.ts';
 import type { SkillSnapshot, SkillUse } from '../skills/index.ts';
 import {
-  builtinHandlers,
   getSkill,
   invalidSkills,
   LearnedSkills,
+  loadBuiltinHandlers,
   loadSkillRoots,
   skillNameProblem,
   skillOwners,
@@ -65,7 +64,7 @@ async function usageOf(
     }
     if (!config.database_url && !existsSync(path.join(config.dataDir, 'db', 'PG_VERSION')))
       return { usage: new Map() };
-    const handlers = builtinHandlers();
+    const handlers = await loadBuiltinHandlers();
     const counted = await withDatabase(config, (database) =>
       skillUse(database, {
         templates: templateSkills(loaded, (handler) => handlers.has(handler)),

@@ -48,7 +48,7 @@ export async function startCommand(initial: ResolvedConfig): Promise<void> {
     }
     logger.level = next.log_level;
   });
-  const { app, lifecycle } = runtime;
+  const { app, lifecycle } = await runtime.http();
   let server: Awaited<ReturnType<typeof listen>>;
   try {
     server = await listen(app, { host: initial.host, port: initial.port, apiToken: initial.api_token });

@@ -1,6 +1,6 @@
 export { CHANNEL_NAMES, type ChannelName } from './channel-names.ts';
 export { ENV_VARS, type LlmEndpoint, loadConfig, type ResolvedConfig, type SettingSource } from './load.ts';
-export { builtinSkillDomains, isSecretName, resolveMcpServers } from './mcp-servers.ts';
+export { BUILTIN_SKILLS_DIR, builtinSkillDomains, isSecretName, resolveMcpServers } from './mcp-servers.ts';
 export {
   type AlertsConfig,
   type LogsConfig,

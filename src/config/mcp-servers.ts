@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.ts';
 import type { McpServerConfig } from './schema.ts';
 
-const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));
+/** The skills shipped with Steward (`skills/` in the package). */
+export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));
 
 /** The domains shipped in `skills/`: an MCP server may not take one of these names. */
 export function builtinSkillDomains(dir = BUILTIN_SKILLS_DIR): Set<string> {

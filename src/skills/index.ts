@@ -1,3 +1,4 @@
+export { loadBuiltinHandlers } from './builtin-handlers.ts';
 export {
   type AgentEnd,
   type AgentRecord,
@@ -43,7 +44,6 @@ export {
   fenceExternal,
   isOutsideSource,
 } from './external.ts';
-export { builtinHandlers } from './handlers/index.ts';
 export { type AgentSkillPlan, type BundledFile, readAgentSkills } from './import/agent-skills.ts';
 export type { ImportRisk } from './import/import-risks.ts';
 export { decideImport, type ImportDecision, writeImportedSkill } from './import/write-agent-skills.ts';

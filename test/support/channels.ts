@@ -45,7 +45,7 @@ export async function startChannelSteward(
   const { runtime } = steward;
   await runtime.jobs.start();
   await runtime.channels.start();
-  const { app } = runtime;
+  const { app } = await runtime.http();
   return {
     ...steward,
     app,

@@ -30,7 +30,7 @@ export async function startWebSteward(
     ...(options.logFile ? { runtime: { logFile: options.logFile } } : {}),
   });
   const { runtime } = steward;
-  const { app } = runtime;
+  const { app } = await runtime.http();
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const made = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(made));
   });

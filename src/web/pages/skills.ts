@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import {
-  builtinHandlers,
   disabledSkills,
+  loadBuiltinHandlers,
   type SkillUse,
   type SkillVersion,
   setSkillEnabled,
@@ -26,8 +26,6 @@ const BUILTIN_SKILLS = new URL('../../../skills/', import.meta.url);
  */
 export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
   const app = new Hono<WebEnv>();
-  const handlers = builtinHandlers();
-  const hasHandler = (handler: string) => handlers.has(handler);
 
   app.get('/skills', async (c) => {
     const session = c.get('session');
@@ -38,11 +36,12 @@ export function skillRoutes(deps: PageDeps): Hono<WebEnv> {
     const requested = session.owner ? (c.req.query('for') ?? '').trim() : '';
     const switchesFor = requested && !userIdProblem(requested) ? requested : session.userId;
     const notice = c.req.query('notice');
+    const handlers = await loadBuiltinHandlers();
     const [breakerRows, usage, ledger, disabled] = await Promise.all([
       deps.breakers(),
       skillUse(deps.database, {
         userId,
-        templates: templateSkills(snapshot, hasHandler),
+        templates: templateSkills(snapshot, (handler) => handlers.has(handler)),
         owners: skillOwners(snapshot),
       }),
       deps.learned ? deps.learned.latest(userId) : Promise.resolve([]),
