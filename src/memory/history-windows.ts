@@ -32,6 +32,8 @@ type Kept = {
   messages: StoredMessage[];
   /** Each message's version tag, by position. */
   tags: string[];
+  /** Each message's size in characters (charsOf), by position, and their sum. */
+  sizes: number[];
   chars: number;
 };
 
@@ -100,6 +102,7 @@ export class HistoryWindows {
     const start = kept ? kept.messages.findIndex((message) => message.id > range.afterId) : -1;
     const keptMessages = kept && start >= 0 ? kept.messages.slice(start) : [];
     const keptTags = kept && start >= 0 ? kept.tags.slice(start) : [];
+    const keptSizes = kept && start >= 0 ? kept.sizes.slice(start) : [];
     const expected = tagList(
       keptMessages.map((message) => message.id),
       keptTags,
@@ -109,13 +112,17 @@ export class HistoryWindows {
       return null;
     }
     const rows = added ?? [];
-    const messages = [...keptMessages, ...rows.map(toStoredMessage)].slice(-range.limit);
+    const addedMessages = rows.map(toStoredMessage);
+    const messages = [...keptMessages, ...addedMessages].slice(-range.limit);
     const allTags = [...keptTags, ...rows.map((row) => row.tag)].slice(-range.limit);
+    // Only the added messages are measured; the kept ones were when they came.
+    const sizes = [...keptSizes, ...addedMessages.map(charsOf)].slice(-range.limit);
     this.#keep(conversationId, {
       range,
       messages,
       tags: allTags,
-      chars: messages.reduce((n, m) => n + charsOf(m), 0),
+      sizes,
+      chars: sizes.reduce((sum, size) => sum + size, 0),
     });
     return [...messages];
   }
