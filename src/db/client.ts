@@ -6,7 +6,7 @@ import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type pg from 'pg';
 import { StewardError } from '../errors.ts';
-import { pgliteQuery } from './pglite-query.ts';
+import { type PgliteLibrarySession, pgliteSession } from './pglite-query.ts';
 import { forgetPgliteTemplate, pgliteTemplate, unpackTemplateInto } from './pglite-template.ts';
 import { statementName } from './statement-name.ts';
 
@@ -26,8 +26,14 @@ export type Transaction = Queryable & { exec(text: string): Promise<void> };
  */
 export type Database = Queryable & {
   readonly backend: 'pglite' | 'postgres';
-  /** The underlying connection, for libraries that need their own (the job queue). */
-  readonly connection: { kind: 'pglite'; client: PGlite } | { kind: 'postgres'; url: string };
+  /**
+   * The underlying connection, for libraries that need their own (the job queue): on PGlite the
+   * session's queue (`session`), which every statement must go through, and the client itself
+   * for what only it can do while nothing else runs (dumping a new template's data dir).
+   */
+  readonly connection:
+    | { kind: 'pglite'; client: PGlite; session: PgliteLibrarySession }
+    | { kind: 'postgres'; url: string };
   /** True once the `vector` extension is installed in this database. */
   hasVector: boolean;
   /** Runs multi-statement SQL (migrations). */
@@ -137,36 +143,16 @@ export async function openPglite(
   // The unpacked template stays in memory for the next in-memory database (a test worker opens
   // many); a process with a data dir opens one and need not keep 42 MB for nothing.
   if (template && dir !== undefined) forgetPgliteTemplate();
-  // PGlite is one connection: a JS-side queue serializes transactions and advisory sections.
-  let chain: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = chain.then(fn, fn);
-    chain = run.catch(() => undefined);
-    return run;
-  };
-  const run = pgliteQuery(client);
-  const query = <T extends Row>(text: string, params: readonly unknown[] = []) => run<T>(text, params);
+  // PGlite is one session: every statement, transaction and job-queue call waits its turn in one queue.
+  const session = pgliteSession(client);
   const instances = new Set<string>();
   const database: Database = {
     backend: 'pglite',
-    connection: { kind: 'pglite', client },
+    connection: { kind: 'pglite', client, session: session.library },
     hasVector: false,
-    query,
-    exec: async (text) => {
-      await client.exec(text);
-    },
-    transaction: (fn) =>
-      serialized(() =>
-        // PGlite's transaction holds its transaction lock and skips the file-system sync per statement.
-        client.transaction((tx) =>
-          fn({
-            query: (text, params = []) => run(text, params, { inTransaction: true }),
-            exec: async (text) => {
-              await tx.exec(text);
-            },
-          }),
-        ),
-      ),
+    query: session.query,
+    exec: session.exec,
+    transaction: session.transaction,
     // One connection means one process: the in-process queue is the lock.
     withAdvisoryLock: (_key, fn) => fn(),
     tryAdvisoryLock: async (_key, fn) => ({ value: await fn() }),
@@ -178,9 +164,9 @@ export async function openPglite(
       instances.delete(id);
     },
     instanceAlive: async (id) => instances.has(id),
-    close: () => client.close(),
+    close: session.close,
   };
-  await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  await session.exec('CREATE EXTENSION IF NOT EXISTS vector');
   database.hasVector = true;
   return database;
 }

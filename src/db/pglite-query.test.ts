@@ -79,4 +79,42 @@ describe('PGlite queries as one protocol exchange', () => {
       { n: 0 },
     ]);
   });
+
+  it('keeps every other statement out of an open transaction until it ends', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const transaction = database.transaction(async (tx) => {
+      await tx.query('INSERT INTO probe (id) VALUES ($1)', [20]);
+      entered();
+      await held;
+      throw new Error('undo');
+    });
+    await inside;
+    // Neither a plain query nor the job queue's adapter may run inside the transaction: were they
+    // to, the first would see the uncommitted row and the second's row would be rolled back with it.
+    const seen = database.query('SELECT count(*)::int AS n FROM probe WHERE id = $1', [20]);
+    const connection = database.connection;
+    if (connection.kind !== 'pglite') throw new Error('expected PGlite');
+    const library = connection.session.exec('INSERT INTO probe (id) VALUES (21)');
+    release();
+    await expect(transaction).rejects.toThrow('undo');
+    expect(await seen).toEqual([{ n: 0 }]);
+    await library;
+    expect(
+      (await connection.session.query<{ id: number }>('SELECT id FROM probe WHERE id IN ($1, $2)', [20, 21]))
+        .rows,
+    ).toEqual([{ id: 21 }]);
+  });
+
+  it('says the database is closed to a statement that comes after close', async () => {
+    const other = await openPglite(null);
+    await other.close();
+    await expect(other.query('SELECT $1::int AS x', [1])).rejects.toThrow('The embedded database is closed.');
+  });
 });

@@ -10,6 +10,7 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
 
 type Message = { name: string };
 type Row = Record<string, unknown>;
+type Result = { rows: Row[] };
 
 /** Prepared statements a session keeps before they are all dropped and prepared again. */
 const MAX_PREPARED = 2_000;
@@ -26,66 +27,158 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Parameterized queries on PGlite as one protocol exchange: Parse (once per statement text and
- * session, as node-postgres does with named statements), Bind, Describe, Execute, Sync.
- * `PGlite.query` makes six exchanges per query (it describes the statement to learn parameter
- * types first) and re-plans it every time: three times the CPU for a short query.
+ * A first-come, first-served lock whose free acquisition costs no promise. PGlite's own locks
+ * (two per query, each a generator-driven async mutex) cost about as much CPU as a short query.
  */
-export function pgliteQuery(client: PGlite) {
-  const prepared = new Set<string>();
+class SessionLock {
+  #held = false;
+  readonly #waiting: Array<() => void> = [];
 
-  async function exchange(text: string, params: readonly unknown[], inTransaction: boolean) {
-    const name = params.length > 0 ? statementName(text) : undefined;
-    const values = params.map(prepareValue) as never;
-    // Whether the statement is prepared is decided under the lock: concurrent callers of one
-    // statement must not both parse it.
-    const run = async () => {
-      const parts: Uint8Array[] = [];
-      if (name === undefined || !prepared.has(name)) {
-        if (name && prepared.size >= MAX_PREPARED && !inTransaction) {
-          await client.execProtocol(protocol.serialize.query('DEALLOCATE ALL'), { syncToFs: false });
-          prepared.clear();
-        }
-        parts.push(protocol.serialize.parse({ ...(name ? { name } : {}), text, types: [] }));
-      }
-      parts.push(
-        protocol.serialize.bind({ ...(name ? { statement: name } : {}), values }),
-        protocol.serialize.describe({ type: 'P' }),
-        protocol.serialize.execute({}),
-        protocol.serialize.sync(),
-      );
-      const { messages } = await client.execProtocol(concat(parts), {
-        // Steward opens PGlite on the node file system or in memory, whose syncToFs does
-        // nothing (PostgreSQL writes through to the files itself): asking costs a lock round.
-        syncToFs: false,
-        throwOnError: false,
-      });
-      if (name && (messages as Message[]).some((message) => message.name === 'parseComplete'))
-        prepared.add(name);
-      return messages;
-    };
-    // Outside a transaction, wait for any transaction in progress, as PGlite.query does.
-    const messages = inTransaction
-      ? await client.runExclusive(run)
-      : await client._runExclusiveTransaction(() => client.runExclusive(run));
-    const error = (messages as Message[]).find((message) => message.name === 'error');
-    if (error) throw error;
-    return parse.parseResults(messages, client.parsers)[0]?.rows ?? [];
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#held = true;
+    try {
+      return await fn();
+    } finally {
+      // The lock passes straight to the next waiter, if any; otherwise it is free.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#held = false;
+    }
+  }
+}
+
+/** The session as a library's PGlite adapter expects it (pg-boss's `fromPglite`). */
+export type PgliteLibrarySession = {
+  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  exec(text: string): Promise<Result[]>;
+};
+
+/** What a transaction's callback gets: the session itself, without taking the lock again. */
+export type PgliteTransaction = {
+  query<T extends Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  exec(text: string): Promise<void>;
+};
+
+/**
+ * PGlite is one PostgreSQL session in this process, and everything Steward asks of it goes
+ * through this one queue: a query, multi-statement SQL, a transaction for its whole length (no
+ * statement of anyone else lands inside it), and the job queue's statements (`library`). Each
+ * statement is driven on PostgreSQL's wire protocol directly: a parameterized query is one
+ * exchange — Parse (once per statement text and session, as node-postgres does with named
+ * statements), Bind, Describe, Execute, Sync — where `PGlite.query` makes six (it describes the
+ * statement to learn parameter types first) and plans it again every time.
+ */
+export function pgliteSession(client: PGlite) {
+  const lock = new SessionLock();
+  const prepared = new Set<string>();
+  let closed = false;
+
+  /** One exchange; its messages, the error among them not yet thrown. */
+  async function send(message: Uint8Array): Promise<Message[]> {
+    if (closed) throw new Error('The embedded database is closed.');
+    const { messages } = await client.execProtocol(message, {
+      // Steward opens PGlite on the node file system or in memory, whose syncToFs does nothing
+      // (PostgreSQL writes through to the files itself): asking costs a lock round.
+      syncToFs: false,
+      throwOnError: false,
+    });
+    return messages as Message[];
   }
 
-  return async <T extends Row>(
+  function rethrow(messages: Message[]): Message[] {
+    const error = messages.find((message) => message.name === 'error');
+    if (error) throw error;
+    return messages;
+  }
+
+  /** Multi-statement SQL on the simple protocol: one result per statement. */
+  async function simple(text: string): Promise<Result[]> {
+    return parse.parseResults(
+      rethrow(await send(protocol.serialize.query(text))) as never,
+      client.parsers,
+    ) as Result[];
+  }
+
+  async function exchange(text: string, params: readonly unknown[], inTransaction: boolean): Promise<Row[]> {
+    const name = params.length > 0 ? statementName(text) : undefined;
+    const parts: Uint8Array[] = [];
+    if (name === undefined || !prepared.has(name)) {
+      if (name && prepared.size >= MAX_PREPARED && !inTransaction) {
+        rethrow(await send(protocol.serialize.query('DEALLOCATE ALL')));
+        prepared.clear();
+      }
+      parts.push(protocol.serialize.parse({ ...(name ? { name } : {}), text, types: [] }));
+    }
+    parts.push(
+      protocol.serialize.bind({
+        ...(name ? { statement: name } : {}),
+        values: params.map(prepareValue) as never,
+      }),
+      protocol.serialize.describe({ type: 'P' }),
+      protocol.serialize.execute({}),
+      protocol.serialize.sync(),
+    );
+    const messages = await send(concat(parts));
+    // A Parse that succeeded prepared the statement, even when a later step failed.
+    if (name && messages.some((message) => message.name === 'parseComplete')) prepared.add(name);
+    rethrow(messages);
+    return parse.parseResults(messages as never, client.parsers)[0]?.rows ?? [];
+  }
+
+  async function statement<T extends Row>(
     text: string,
-    params: readonly unknown[] = [],
-    options: { inTransaction: boolean } = { inTransaction: false },
-  ): Promise<T[]> => {
+    params: readonly unknown[],
+    inTransaction: boolean,
+  ): Promise<T[]> {
     try {
-      return (await exchange(text, params, options.inTransaction)) as T[];
+      return (await exchange(text, params, inTransaction)) as T[];
     } catch (error) {
       // Something dropped the session's statements (DEALLOCATE, DISCARD): prepare them again.
-      if ((error as { code?: string }).code !== UNDEFINED_PREPARED_STATEMENT || options.inTransaction)
-        throw error;
+      if ((error as { code?: string }).code !== UNDEFINED_PREPARED_STATEMENT || inTransaction) throw error;
       prepared.clear();
       return (await exchange(text, params, false)) as T[];
     }
+  }
+
+  const query = <T extends Row>(text: string, params: readonly unknown[] = []): Promise<T[]> =>
+    lock.run(() => statement<T>(text, params, false));
+  const exec = (text: string): Promise<Result[]> => lock.run(() => simple(text));
+
+  const library: PgliteLibrarySession = {
+    query: async <T>(text: string, params: unknown[] = []) => ({ rows: (await query(text, params)) as T[] }),
+    exec,
+  };
+
+  return {
+    query,
+    exec: async (text: string): Promise<void> => {
+      await exec(text);
+    },
+    transaction: <T>(fn: (tx: PgliteTransaction) => Promise<T>): Promise<T> =>
+      lock.run(async () => {
+        await simple('BEGIN');
+        let result: T;
+        try {
+          result = await fn({
+            query: (text, params = []) => statement(text, params, true),
+            exec: async (text) => {
+              await simple(text);
+            },
+          });
+        } catch (error) {
+          await simple('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+        await simple('COMMIT');
+        return result;
+      }),
+    library,
+    close: () =>
+      lock.run(async () => {
+        if (closed) return;
+        closed = true;
+        await client.close();
+      }),
   };
 }

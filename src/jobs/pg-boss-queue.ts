@@ -75,7 +75,7 @@ export class PgBossQueue implements JobQueue {
     const schedule = this.#schedule;
     const boss =
       connection.kind === 'pglite'
-        ? new PgBoss({ db: fromPglite(connection.client), backend: 'pglite', schema: 'pgboss', schedule })
+        ? new PgBoss({ db: fromPglite(connection.session), backend: 'pglite', schema: 'pgboss', schedule })
         : new PgBoss({
             connectionString: connection.url,
             max: 4,
