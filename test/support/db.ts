@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { type Database, migrate, openPglite, openPostgres } from '../../src/db/index.ts';
+import { createEmptyDatabase, createMigratedDatabase, dropDatabase } from './server-template.ts';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -13,7 +14,8 @@ export type TestDatabase = { database: Database; url: string | null; drop(): Pro
 
 /**
  * A fresh, migrated database: in-memory PGlite, or a new database on the server named
- * `steward_test_<random>` (dropped by `drop()`).
+ * `steward_test_<random>` (dropped by `drop()`), copied from a migrated template. With
+ * `migrate: false`, an empty one (on the server: as CREATE DATABASE makes it).
  */
 export async function createTestDatabase(
   backend: Backend,
@@ -31,23 +33,17 @@ export async function createTestDatabase(
   const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `steward_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = await openPostgres(adminUrl, { max: 1 });
-  await admin.exec(`CREATE DATABASE ${name}`);
-  // A throwaway database: commits need not wait for the disk (~3 ms each on this machine).
-  await admin.exec(`ALTER DATABASE ${name} SET synchronous_commit = off`);
-  await admin.close();
+  if (options.migrate === false) await createEmptyDatabase(adminUrl, name);
+  else await createMigratedDatabase(adminUrl, name);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const database = await openPostgres(url.toString());
-  if (options.migrate !== false) await migrate(database);
   return {
     database,
     url: url.toString(),
     drop: async () => {
       await database.close();
-      const cleanup = await openPostgres(adminUrl, { max: 1 });
-      await cleanup.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.close();
+      await dropDatabase(adminUrl, name);
     },
   };
 }
