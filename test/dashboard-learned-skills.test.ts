@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LearnedActor, type LearnedSkills, learnedSkillsFor } from '../src/skills/index.ts';
 import { createApiToken, ensureUser } from '../src/users/index.ts';
-import { launchChromium } from './support/chromium.ts';
+import { sharedChromium } from './support/chromium.ts';
 import { backends } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { loginAs, OWNER_TOKEN, startWebSteward, type WebSteward } from './support/web.ts';
@@ -148,9 +148,9 @@ for (const backend of backends()) {
     });
 
     it.runIf(backend === 'pglite')('rolls back with a click in Chromium', { timeout: 180_000 }, async () => {
-      const browser = await launchChromium();
+      const context = await (await sharedChromium()).newContext();
       try {
-        const page = await browser.newPage();
+        const page = await context.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
         page.on('console', (message) => {
@@ -171,7 +171,7 @@ for (const backend of backends()) {
         expect(await page.textContent('tr[data-version="6"]')).toContain('rolled back to version 1');
         expect(errors).toEqual([]);
       } finally {
-        await browser.close();
+        await context.close();
       }
     });
   });

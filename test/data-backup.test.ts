@@ -9,6 +9,7 @@ import {
   dumpDatabase,
   extractArchive,
   listBackups,
+  type RestoreReport,
   restoreBackup,
   writeBackupFile,
   writeKeptBackup,
@@ -82,6 +83,8 @@ async function seed(files: FilesRuntime): Promise<void> {
   }
 }
 
+type Target = Awaited<ReturnType<typeof freshTarget>>;
+
 /** Where a restore goes: a fresh data dir, and on the server an empty database too. */
 async function freshTarget(backend: Backend) {
   const dataDir = path.join(tmp('target'), 'data');
@@ -103,6 +106,23 @@ async function freshTarget(backend: Backend) {
 describeEachBackend('backup and restore', (get, backend) => {
   let files: FilesRuntime;
   let archive: string;
+  /** The archive restored into a fresh target, once: the first test checks it, a later one restores over it. */
+  let restored: Promise<{ target: Target; report: RestoreReport }> | undefined;
+  const restoreOnce = () => {
+    restored ??= (async () => {
+      const target = await freshTarget(backend);
+      try {
+        return {
+          target,
+          report: await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
+        };
+      } catch (error) {
+        await target.drop();
+        throw error;
+      }
+    })();
+    return restored;
+  };
   beforeAll(async () => {
     files = await startFilesRuntime(get());
     await seed(files);
@@ -111,34 +131,28 @@ describeEachBackend('backup and restore', (get, backend) => {
   }, 120_000);
   afterAll(async () => {
     await files?.close();
+    await (await restored?.catch(() => undefined))?.target.drop();
   });
 
   it('restores every table and file into a fresh target: same rows, same bytes', async () => {
-    const target = await freshTarget(backend);
+    const { target, report } = await restoreOnce();
+    expect(report.migrated).toEqual([]);
+    expect(report.files).toBeGreaterThan(0);
+    const database = await target.open();
     try {
-      const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
-      expect(report.migrated).toEqual([]);
-      expect(report.files).toBeGreaterThan(0);
-      const restored = await target.open();
-      try {
-        const after = await tableSums(restored);
-        const before = Object.fromEntries(
-          report.manifest.database.tables.map((table) => [table.name, [table.rows, table.sha256]]),
-        );
-        expect(after).toEqual(before);
-        expect(after.tasks?.[0]).toBe(2);
-        expect(after.turns?.[0]).toBe(2);
-      } finally {
-        await restored.close();
-      }
-      expect(treeSums(path.join(target.dataDir, 'files'))).toEqual(
-        treeSums(path.join(files.dataDir, 'files')),
+      const after = await tableSums(database);
+      const before = Object.fromEntries(
+        report.manifest.database.tables.map((table) => [table.name, [table.rows, table.sha256]]),
       );
-      const sums = treeSums(path.join(target.dataDir, 'files'));
-      expect(Object.keys(sums)).toContain(path.join('alice', '.archive', '+notes', '+plan.md', 'v1.md'));
+      expect(after).toEqual(before);
+      expect(after.tasks?.[0]).toBe(2);
+      expect(after.turns?.[0]).toBe(2);
     } finally {
-      await target.drop();
+      await database.close();
     }
+    expect(treeSums(path.join(target.dataDir, 'files'))).toEqual(treeSums(path.join(files.dataDir, 'files')));
+    const sums = treeSums(path.join(target.dataDir, 'files'));
+    expect(Object.keys(sums)).toContain(path.join('alice', '.archive', '+notes', '+plan.md', 'v1.md'));
   }, 120_000);
 
   it('refuses a damaged archive and changes nothing', async () => {
@@ -148,9 +162,10 @@ describeEachBackend('backup and restore', (get, backend) => {
     writeFileSync(damaged, bytes);
     const cut = path.join(path.dirname(archive), 'cut.tar.gz');
     writeFileSync(cut, readFileSync(archive).subarray(0, Math.floor(bytes.length * 0.7)));
-    for (const file of [damaged, cut]) {
-      const target = await freshTarget(backend);
-      try {
+    // One target for both: still empty after the first refusal, so the second is refused for its archive too.
+    const target = await freshTarget(backend);
+    try {
+      for (const file of [damaged, cut]) {
         await expect(
           restoreBackup(file, { ...target, force: false, stewardVersion: VERSION }),
         ).rejects.toMatchObject({
@@ -158,28 +173,35 @@ describeEachBackend('backup and restore', (get, backend) => {
         });
         expect(existsSync(path.join(target.dataDir, 'db'))).toBe(false);
         expect(readdirSync(target.dataDir).filter((name) => name !== 'steward.lock')).toEqual([]);
-      } finally {
-        await target.drop();
+        if (target.databaseUrl) {
+          const database = await target.open();
+          try {
+            expect(
+              await database.query(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+              ),
+            ).toEqual([]);
+          } finally {
+            await database.close();
+          }
+        }
       }
+    } finally {
+      await target.drop();
     }
   }, 120_000);
 
   it('refuses a target that holds Steward data unless forced, and keeps what it replaced', async () => {
-    const target = await freshTarget(backend);
-    try {
-      await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
-      await expect(
-        restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
-      ).rejects.toMatchObject({
-        code: 'restore_target_not_empty',
-        message: expect.stringMatching(/already hold.*--force/),
-      });
-      const forced = await restoreBackup(archive, { ...target, force: true, stewardVersion: VERSION });
-      expect(forced.replaced).toBeTruthy();
-      expect(existsSync(forced.replaced!)).toBe(true);
-    } finally {
-      await target.drop();
-    }
+    const { target } = await restoreOnce();
+    await expect(
+      restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
+    ).rejects.toMatchObject({
+      code: 'restore_target_not_empty',
+      message: expect.stringMatching(/already hold.*--force/),
+    });
+    const forced = await restoreBackup(archive, { ...target, force: true, stewardVersion: VERSION });
+    expect(forced.replaced).toBeTruthy();
+    expect(existsSync(forced.replaced!)).toBe(true);
   }, 180_000);
 });
 
@@ -423,8 +445,8 @@ describeEachBackend('backup while turns and file writes run', (get, backend) => 
       }),
     ];
     try {
-      // Let every writer get going, then back up while they run.
-      await until(() => counts.writes >= 3 && counts.tasks >= 3 && counts.turns >= 3, 'the writers to start');
+      // Let every writer get going (a file write is the slowest: one is enough), then back up while they run.
+      await until(() => counts.writes >= 1 && counts.tasks >= 3 && counts.turns >= 3, 'the writers to start');
       const before = { ...counts };
       await writeBackupFile(sourcesOf(files, get()), archive);
       // The writers went on while it ran (on PGlite they waited only while the tables were read).

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveMemory } from '../src/memory/index.ts';
 import { createTask } from '../src/tasks/index.ts';
 import { approve, dispatch, getResults, reply, run, scriptModels, slow } from './support/agent-scripts.ts';
-import { launchChromium } from './support/chromium.ts';
+import { sharedChromium } from './support/chromium.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { OWNER_TOKEN, ownerTaskContext, startWebSteward, type WebSteward } from './support/web.ts';
 
@@ -23,7 +23,9 @@ const XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwn
 
 let fake: FakeLlm;
 let steward: WebSteward;
-let browser: Browser;
+/** One context and tab for the file (a new tab starts a renderer: seconds of a loaded machine). */
+let context: BrowserContext;
+let page: Page;
 const problems: string[] = [];
 /** Set while a page is loaded that answers 401/404 on purpose (Chromium logs that as a console error). */
 let expectingErrorStatus = false;
@@ -55,8 +57,15 @@ async function shoot(page: Page, name: string, options: { bestEffort?: boolean }
   else await taken;
 }
 
+/** Empties the cookie jar (logged out) and sizes the tab `width` × `height`. */
+async function freshTab(width: number, height: number): Promise<void> {
+  await context.clearCookies();
+  await page.setViewportSize({ width, height });
+}
+
 beforeAll(async () => {
-  browser = await launchChromium();
+  context = await (await sharedChromium()).newContext({ viewport: { width: 1280, height: 900 } });
+  page = watch(await context.newPage());
   mkdirSync(ARTIFACTS, { recursive: true });
   fake = await startFakeLlm();
   steward = await startWebSteward('pglite', fake);
@@ -72,15 +81,14 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await context?.close();
   await steward?.stop();
   await fake?.close();
 });
 
 describe('the dashboard in Chromium', { timeout: 300_000 }, () => {
   it('logs in, streams a chat reply in place, and shows the turn live with its DAG', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = watch(await context.newPage());
+    await freshTab(1280, 900);
     await page.goto(`${steward.url}/`);
     expect(new URL(page.url()).pathname).toBe('/login');
     await shoot(page, 'login');
@@ -162,21 +170,21 @@ describe('the dashboard in Chromium', { timeout: 300_000 }, () => {
     models.assertDone();
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await trace.evaluate('window.__pwned')).toBeUndefined();
-    await context.close();
+    await trace.close();
     expect(problems).toEqual([]);
   });
 
   it('renders every page at desktop and 390 px wide, without console errors or script injection', async () => {
+    await freshTab(1280, 844);
+    await page.goto(`${steward.url}/login`);
+    await page.fill('input[name="token"]', OWNER_TOKEN);
+    await page.click('button[type="submit"]');
+    await page.waitForURL('**/chat');
     for (const [width, suffix] of [
       [1280, 'desktop'],
       [390, 'phone'],
     ] as const) {
-      const context = await browser.newContext({ viewport: { width, height: 844 } });
-      const page = watch(await context.newPage());
-      await page.goto(`${steward.url}/login`);
-      await page.fill('input[name="token"]', OWNER_TOKEN);
-      await page.click('button[type="submit"]');
-      await page.waitForURL('**/chat');
+      await page.setViewportSize({ width, height: 844 });
       for (const route of PAGES) {
         const response = await page.goto(`${steward.url}${route}`);
         expect(response?.status(), route).toBe(200);
@@ -196,14 +204,12 @@ describe('the dashboard in Chromium', { timeout: 300_000 }, () => {
       expect(missing?.status()).toBe(404);
       await shoot(page, `turn-missing-${suffix}`);
       expectingErrorStatus = false;
-      await context.close();
     }
     expect(problems).toEqual([]);
   });
 
   it('is usable from the keyboard', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = watch(await context.newPage());
+    await freshTab(1280, 900);
     await page.goto(`${steward.url}/login`);
     // The token field takes the focus by itself (autofocus); typing waits for it, not a fixed time.
     await expect
@@ -236,7 +242,6 @@ describe('the dashboard in Chromium', { timeout: 300_000 }, () => {
     await page.waitForURL('**/memories?notice=*');
     expect(await page.locator('.notice').textContent()).toBe('Forgotten.');
     expect(await page.locator('[data-memory-id]').count()).toBe(0);
-    await context.close();
     expect(problems).toEqual([]);
   });
 });

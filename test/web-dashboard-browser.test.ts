@@ -1,12 +1,12 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbUsageRecorder } from '../src/llm/index.ts';
 import { createTask } from '../src/tasks/index.ts';
 import { dispatch, getResults, reply, run, scriptModels } from './support/agent-scripts.ts';
-import { launchChromium } from './support/chromium.ts';
+import { sharedChromium } from './support/chromium.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { runAsCli } from './support/steward.ts';
 import { OWNER_TOKEN, ownerTaskContext, startWebSteward, type WebSteward } from './support/web.ts';
@@ -25,7 +25,9 @@ const LONG_COMMAND =
 
 let fake: FakeLlm;
 let steward: WebSteward;
-let browser: Browser;
+/** One context (the owner logged in) and one tab for the file: a new tab starts a renderer, seconds of a loaded machine. */
+let context: BrowserContext;
+let page: Page;
 const logFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'steward-browser-logs-')), 'steward.log');
 const problems: string[] = [];
 const logLine = (level: number, msg: string, fields: Record<string, unknown> = {}) =>
@@ -49,16 +51,12 @@ async function shoot(page: Page, name: string, options: { fullPage?: boolean } =
   });
 }
 
-/** The owner's session cookie, from one login through the form (test/web-browser.test.ts tests logging in). */
-let session: Awaited<ReturnType<BrowserContext['storageState']>>;
-
-/** A new browser context `width` px wide with the owner's session, on the chat page. */
-async function loggedIn(width: number): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width, height: 844 }, storageState: session });
-  const page = watch(await context.newPage());
-  await page.goto(`${steward.url}/chat`);
-  expect(new URL(page.url()).pathname).toBe('/chat');
-  return { context, page };
+/** The tab `width` px wide on `route`, still logged in (not sent to /login). */
+async function open(width: number, route: string): Promise<Response | null> {
+  await page.setViewportSize({ width, height: 844 });
+  const response = await page.goto(`${steward.url}${route}`);
+  expect(new URL(page.url()).pathname).not.toBe('/login');
+  return response;
 }
 
 /** How far the page scrolls sideways (0: it fits). */
@@ -66,7 +64,6 @@ const sideways = (page: Page) =>
   page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
 
 beforeAll(async () => {
-  browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
   writeFileSync(
     logFile,
@@ -76,14 +73,13 @@ beforeAll(async () => {
   );
   fake = await startFakeLlm();
   steward = await startWebSteward('pglite', fake, { logFile });
-  const login = await browser.newContext();
-  const page = await login.newPage();
+  // Logged in once through the form (test/web-browser.test.ts tests logging in).
+  context = await (await sharedChromium()).newContext({ viewport: { width: 1280, height: 844 } });
+  page = watch(await context.newPage());
   await page.goto(`${steward.url}/login`);
   await page.fill('input[name="token"]', OWNER_TOKEN);
   await page.click('button[type="submit"]');
   await page.waitForURL('**/chat');
-  session = await login.storageState();
-  await login.close();
   const db = steward.runtime.database;
   const ctx = ownerTaskContext(db);
   const today = new Date().toISOString().slice(0, 10);
@@ -120,21 +116,20 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await context?.close();
   await steward?.stop();
   await fake?.close();
 });
 
 describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
   it('tasks: a Mark done button per open task, filters, edit and archive', async () => {
-    const { context, page } = await loggedIn(1280);
-    await page.goto(`${steward.url}/tasks`);
-    const open = page.locator('li.task[data-status="todo"]');
-    expect(await open.count()).toBe(4);
+    await open(1280, '/tasks');
+    const todo = page.locator('li.task[data-status="todo"]');
+    expect(await todo.count()).toBe(4);
     expect(await page.getByRole('button', { name: 'Mark done' }).count()).toBe(4);
     await shoot(page, 'tasks-1280');
 
-    await open.filter({ hasText: 'Call the plumber' }).getByRole('button', { name: 'Mark done' }).click();
+    await todo.filter({ hasText: 'Call the plumber' }).getByRole('button', { name: 'Mark done' }).click();
     await page.waitForURL('**/tasks?notice=*');
     expect(await page.locator('.notice').textContent()).toContain(
       'Done: Call the plumber about the kitchen sink.',
@@ -172,20 +167,16 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
     await page.waitForURL('**/tasks?notice=*');
     expect(await page.locator('li.task', { hasText: 'Buy a birthday present' }).count()).toBe(0);
     await shoot(page, 'tasks-acted-1280');
-    await context.close();
 
-    const phone = await loggedIn(390);
-    await phone.page.goto(`${steward.url}/tasks`);
-    await phone.page.locator('li.task').first().locator('summary', { hasText: 'Edit' }).click();
-    expect(await sideways(phone.page)).toBeLessThanOrEqual(1);
-    await shoot(phone.page, 'tasks-390');
-    await phone.context.close();
+    await open(390, '/tasks');
+    await page.locator('li.task').first().locator('summary', { hasText: 'Edit' }).click();
+    expect(await sideways(page)).toBeLessThanOrEqual(1);
+    await shoot(page, 'tasks-390');
     expect(problems).toEqual([]);
   });
 
   it('schedules: created from a cron and a workflow, paused, resumed and run, with the run’s output', async () => {
-    const { context, page } = await loggedIn(1280);
-    await page.goto(`${steward.url}/schedules`);
+    await open(1280, '/schedules');
     await page.selectOption('select[name="workflow"]', 'morning_brief');
     await page.fill('input[name="cron"]', '0 25 * * *');
     await page.getByRole('button', { name: 'Schedule' }).click();
@@ -213,35 +204,28 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
     }));
     await card.getByRole('button', { name: 'Run now' }).click();
     await page.waitForURL('**/schedules?notice=*');
+    // The run finishes in the background: the page is asked for (not drawn) until it has, then drawn once.
     await expect
-      .poll(
-        async () => {
-          await page.reload();
-          return page.locator('[data-run-status="ok"]').count();
-        },
-        { timeout: 60_000 },
-      )
-      .toBe(1);
+      .poll(async () => (await page.request.get(`${steward.url}/schedules`)).text(), { timeout: 60_000 })
+      .toContain('data-run-status="ok"');
+    await page.reload();
+    expect(await page.locator('[data-run-status="ok"]').count()).toBe(1);
     fake.respondWith(null);
     await card.locator('details.runs summary').click();
     expect(await card.locator('pre.output').textContent()).toContain('Good morning. Three open tasks');
     expect(await card.locator('.run-list').textContent()).toMatch(/Delivery: (delivered|pending)/);
     await shoot(page, 'schedules-1280');
-    await context.close();
 
-    const phone = await loggedIn(390);
-    await phone.page.goto(`${steward.url}/schedules`);
-    await phone.page.locator('details.runs summary').first().click();
-    expect(await sideways(phone.page)).toBeLessThanOrEqual(1);
-    await shoot(phone.page, 'schedules-390');
-    await phone.context.close();
+    await open(390, '/schedules');
+    await page.locator('details.runs summary').first().click();
+    expect(await sideways(page)).toBeLessThanOrEqual(1);
+    await shoot(page, 'schedules-390');
     expect(problems).toEqual([]);
   });
 
   it('skills: switched off for a user, flags as a table, names unbroken', async () => {
     for (const width of WIDTHS) {
-      const { context, page } = await loggedIn(width);
-      await page.goto(`${steward.url}/skills`);
+      await open(width, '/skills');
       const row = page.locator('tr#skill-tasks\\.create');
       await row.locator('summary').click();
       const flags = row.locator('table.flags');
@@ -281,15 +265,13 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
         await page.waitForURL('**/skills?*notice=*');
         expect(await page.locator('tr#skill-tasks\\.create .badge.on').textContent()).toBe('on');
       }
-      await context.close();
     }
     expect(problems).toEqual([]);
   });
 
   it('usage: charts with axes and values for a single day, per model', async () => {
     for (const width of WIDTHS) {
-      const { context, page } = await loggedIn(width);
-      await page.goto(`${steward.url}/usage`);
+      await open(width, '/usage');
       const charts = page.locator('figure.chart');
       expect(await charts.count()).toBe(4);
       const cost = charts.first();
@@ -312,15 +294,13 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
       ).toBe('9000 (60%)');
       expect(await sideways(page)).toBeLessThanOrEqual(1);
       await shoot(page, `usage-${width}`);
-      await context.close();
     }
     expect(problems).toEqual([]);
   });
 
   it('logs: the owner’s live tail, filtered by level', async () => {
     for (const width of WIDTHS) {
-      const { context, page } = await loggedIn(width);
-      await page.goto(`${steward.url}/logs`);
+      await open(width, '/logs');
       expect(await page.locator('#log-lines li').count()).toBeGreaterThanOrEqual(3);
       await page.locator('#log-live', { hasText: /^Live/ }).waitFor();
       appendFileSync(logFile, logLine(40, `live line at ${width}`, { channel: 'telegram' }));
@@ -339,13 +319,12 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
       await page.goto(`${steward.url}/logs?level=info`);
       expect(await sideways(page)).toBeLessThanOrEqual(1);
       await shoot(page, `logs-${width}`);
-      await context.close();
     }
     expect(problems).toEqual([]);
   });
 
   it('chat streams the reply in place, /new clears the view; the turn reads at 390 px', async () => {
-    const { context, page } = await loggedIn(1280);
+    await open(1280, '/chat');
     const models = scriptModels(fake, {
       orchestrator: [
         dispatch(
@@ -361,7 +340,7 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
         getResults(),
         reply(
           'Here is your plan for today: first the passport, then the VAT return, and the plumber can wait until tomorrow afternoon.',
-          { chunkDelayMs: 150 },
+          { chunkDelayMs: 50 },
         ),
       ],
       agents: {
@@ -370,19 +349,26 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
         writer: [reply('Written.')],
       },
     });
+    // Part of the reply is on the page while the rest is still coming: the page notes the first
+    // such state itself, at every change of the list, so none between two chunks is missed.
+    await page.evaluate(`(() => {
+      window.__partial = '';
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-role="reply"].streaming')?.textContent ?? '';
+        if (!window.__partial && text.includes('Here is your plan') && !text.includes('tomorrow afternoon'))
+          window.__partial = text;
+      }).observe(document.getElementById('messages'), { childList: true, subtree: true, characterData: true });
+    })()`);
     await page.fill('textarea[name="text"]', 'Plan my day');
     await page.press('textarea[name="text"]', 'Enter');
     const streaming = page.locator('[data-role="reply"].streaming');
-    // Part of the reply is on the page while the rest is still coming.
-    let partial = '';
-    for (let tries = 0; tries < 1200 && !partial; tries++) {
-      const text = (await streaming.textContent({ timeout: 60_000 }).catch(() => '')) ?? '';
-      if (text.includes('Here is your plan') && !text.includes('tomorrow afternoon')) partial = text;
-      else await page.waitForTimeout(50);
-    }
-    expect(partial).toContain('Here is your plan');
+    // A function, not a string: the dashboard's CSP forbids eval.
+    await page.waitForFunction(() => (globalThis as { __partial?: string }).__partial, undefined, {
+      timeout: 60_000,
+    });
     await shoot(page, 'chat-streaming-1280');
     await streaming.waitFor({ state: 'detached', timeout: 60_000 });
+    expect(await page.evaluate('window.__partial')).toContain('Here is your plan');
     const href = await page.locator('[data-role="reply"]').last().locator('a.trace').getAttribute('href');
     models.assertDone();
     fake.reset();
@@ -393,41 +379,36 @@ describe('the dashboard acts, in Chromium', { timeout: 300_000 }, () => {
     expect(await page.locator('#messages li').textContent()).toContain('Started a new conversation.');
     await page.reload();
     expect(await page.locator('#messages li').count()).toBe(0);
-    await context.close();
 
     for (const width of WIDTHS) {
-      const view = await loggedIn(width);
-      await view.page.goto(`${steward.url}${href}`);
-      await view.page.waitForSelector('[data-turn-status="completed"]');
-      const command = view.page.locator('#timeline tr.skill code', { hasText: 'quarterly report' });
+      await open(width, href!);
+      await page.waitForSelector('[data-turn-status="completed"]');
+      const command = page.locator('#timeline tr.skill code', { hasText: 'quarterly report' });
       const box = await command.boundingBox();
       // The command reads as text: its box is wide, not a column a few characters across.
       expect(box!.width, `at ${width} px`).toBeGreaterThan(250);
-      const hidden = await view.page.evaluate<number>(`(() => {
+      const hidden = await page.evaluate<number>(`(() => {
         const scroller = document.querySelector('table.timeline').parentElement;
         return scroller.scrollWidth - scroller.clientWidth;
       })()`);
       expect(hidden, `timeline columns behind a scroll at ${width} px`).toBeLessThanOrEqual(1);
-      for (const wave of await view.page.locator('.wave').all()) {
+      for (const wave of await page.locator('.wave').all()) {
         const waveBox = await wave.boundingBox();
         expect(waveBox!.x + waveBox!.width, `a wave off screen at ${width} px`).toBeLessThanOrEqual(width);
       }
-      expect(await sideways(view.page)).toBeLessThanOrEqual(1);
-      await shoot(view.page, `turn-${width}`);
-      await view.context.close();
+      expect(await sideways(page)).toBeLessThanOrEqual(1);
+      await shoot(page, `turn-${width}`);
     }
     expect(problems).toEqual([]);
   });
 
   it('shows a page for a mistyped URL', async () => {
     for (const width of WIDTHS) {
-      const { context, page } = await loggedIn(width);
-      const response = await page.goto(`${steward.url}/taks`);
+      const response = await open(width, '/taks');
       expect(response?.status()).toBe(404);
       expect(await page.locator('h1').textContent()).toBe('Not found');
       expect(await page.locator('nav a[href="/tasks"]').count()).toBe(1);
       await shoot(page, `not-found-${width}`);
-      await context.close();
     }
   });
 });

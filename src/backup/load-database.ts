@@ -53,13 +53,15 @@ export async function loadDatabase(
   const replayed = await replayMigrations(session, needed, dir);
   const catalog = await readCatalog(session);
   const tables = new Map(catalog.tables.map((table) => [table.name, table]));
-  for (const table of catalog.tables) {
-    for (const key of table.foreignKeys)
-      await session.exec(`ALTER TABLE ${quoteIdent(table.name)} DROP CONSTRAINT ${quoteIdent(key.name)}`);
-    if (table.hasTriggers) await session.exec(`ALTER TABLE ${quoteIdent(table.name)} DISABLE TRIGGER USER`);
-  }
-  if (catalog.tables.length > 0)
-    await session.exec(`TRUNCATE ${catalog.tables.map((table) => quoteIdent(table.name)).join(', ')}`);
+  for (const table of catalog.tables)
+    await alterTable(session, table.name, [
+      ...table.foreignKeys.map((key) => `DROP CONSTRAINT ${quoteIdent(key.name)}`),
+      ...(table.hasTriggers ? ['DISABLE TRIGGER USER'] : []),
+    ]);
+  // Only the tables that hold rows (those the migrations seed): truncating a table gives it new
+  // files, which for every table took 2 s of a restore on a server and 0.5 s of CPU on PGlite.
+  const filled = await tablesWithRows(session, catalog.tables);
+  if (filled.length > 0) await session.exec(`TRUNCATE ${filled.map(quoteIdent).join(', ')}`);
   const report: LoadReport = { replayed, tables: [], dropped: [] };
   for (const archived of input.tables) {
     const table = tables.get(archived.name);
@@ -87,13 +89,11 @@ export async function loadDatabase(
       `DELETE FROM ${quoteIdent('steward_migrations')} WHERE NOT (name = ANY($1::text[]))`,
       [[...needed]],
     );
-  for (const table of catalog.tables) {
-    for (const key of table.foreignKeys)
-      await session.exec(
-        `ALTER TABLE ${quoteIdent(table.name)} ADD CONSTRAINT ${quoteIdent(key.name)} ${key.definition}`,
-      );
-    if (table.hasTriggers) await session.exec(`ALTER TABLE ${quoteIdent(table.name)} ENABLE TRIGGER USER`);
-  }
+  for (const table of catalog.tables)
+    await alterTable(session, table.name, [
+      ...table.foreignKeys.map((key) => `ADD CONSTRAINT ${quoteIdent(key.name)} ${key.definition}`),
+      ...(table.hasTriggers ? ['ENABLE TRIGGER USER'] : []),
+    ]);
   const sequences = new Set(
     (
       await session.query<{ name: string }>(
@@ -109,6 +109,25 @@ export async function loadDatabase(
     ]);
   }
   return report;
+}
+
+/** One ALTER TABLE for all of a table's `actions` (one statement instead of one per key). */
+async function alterTable(session: MigrationSession, table: string, actions: string[]): Promise<void> {
+  if (actions.length > 0) await session.exec(`ALTER TABLE ${quoteIdent(table)} ${actions.join(', ')}`);
+}
+
+/** The names of the tables among `tables` that hold at least one row, in one query. */
+async function tablesWithRows(session: MigrationSession, tables: CatalogTable[]): Promise<string[]> {
+  if (tables.length === 0) return [];
+  const probes = tables.map(
+    (table, index) =>
+      `SELECT $${index + 1}::text AS name WHERE EXISTS (SELECT 1 FROM ${quoteIdent(table.name)})`,
+  );
+  const rows = await session.query<{ name: string }>(
+    probes.join(' UNION ALL '),
+    tables.map((table) => table.name),
+  );
+  return rows.map((row) => row.name);
 }
 
 async function loadTable(

@@ -35,11 +35,44 @@ export function ensureChromium(): string {
 }
 
 /** Launches Debian's Chromium (installed first when missing) headless, as the browser tests drive it. */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(options: { handleSIGTERM?: boolean } = {}): Promise<Browser> {
   const executablePath = ensureChromium();
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    ...options,
   });
+}
+
+let shared: Promise<Browser> | undefined;
+let exitsOnSigterm = false;
+
+/**
+ * One Chromium for every browser test file of this process (vitest runs a worker's files in one
+ * process: `isolate: false`), launched on first use: a launch costs seconds of a loaded machine.
+ * A file opens its own contexts and closes them; it must not close the browser. The browser goes
+ * with the process: vitest stops a worker with SIGTERM, which then exits the process, and
+ * playwright kills Chromium and removes its profile on exit.
+ */
+export function sharedChromium(): Promise<Browser> {
+  if (!exitsOnSigterm) {
+    // Playwright's own SIGTERM handler would close the browser but keep the worker running until
+    // vitest kills it outright half a second later, Chromium's profile left behind.
+    exitsOnSigterm = true;
+    process.once('SIGTERM', () => process.exit(143));
+  }
+  shared ??= launchChromium({ handleSIGTERM: false }).then(
+    (browser) => {
+      browser.on('disconnected', () => {
+        shared = undefined;
+      });
+      return browser;
+    },
+    (error: unknown) => {
+      shared = undefined;
+      throw error;
+    },
+  );
+  return shared;
 }
