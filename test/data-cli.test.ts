@@ -3,10 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { restoreBackup, stewardVersion } from '../src/backup/index.ts';
-import { CliExit } from '../src/cli/common.ts';
 import { restoreCommand, usersDeleteCommand } from '../src/cli/data.ts';
 import { loadConfig } from '../src/config/index.ts';
-import { type CliResult, freePort, ROOT, runCli, startServer } from './support/cli.ts';
+import { type CliResult, freePort, ROOT, refusal, runCli, startServer } from './support/cli.ts';
 import { cliRuntime, runInProcess } from './support/steward.ts';
 
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
@@ -26,19 +25,6 @@ async function runHere(dataDir: string, command: string, user = 'local'): Promis
 }
 const oneLine = (text: string) => text.trim().split('\n').length === 1;
 const configOf = (dataDir: string) => loadConfig({ env: env(dataDir), cwd: ROOT });
-/**
- * How a command refuses, run in this process: the exit code and the one line its process
- * prints to stderr (the `steward restore` process refusing above proves that printing).
- */
-async function refusal(command: Promise<void>): Promise<{ code: number; stderr: string }> {
-  try {
-    await command;
-  } catch (error) {
-    if (error instanceof CliExit) return { code: error.exitCode, stderr: `${error.message}\n` };
-    throw error;
-  }
-  throw new Error('the command did not refuse');
-}
 
 describe('steward backup, restore, export and users delete', () => {
   it('round-trips a data dir, refuses what it must with one line, and exits 0 on success', async () => {
@@ -70,7 +56,8 @@ describe('steward backup, restore, export and users delete', () => {
     const bytes = readFileSync(archive);
     bytes[bytes.length - 40]! ^= 0x55;
     writeFileSync(damaged, bytes);
-    // The other refusals in this process, through the code each command runs in its process.
+    // The other refusals in this process, through the code each command runs in its process (the
+    // `steward restore` process refusing above proves how a process prints a refusal).
     const refused = await refusal(restoreCommand(configOf(path.join(tmp('cli-c'), 'data')), damaged, {}));
     expect(refused.code).toBe(1);
     expect(oneLine(refused.stderr)).toBe(true);
