@@ -2,7 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, freePort, ROOT, runCli, startServer } from './support/cli.ts';
+import { restoreBackup, stewardVersion } from '../src/backup/index.ts';
+import { restoreCommand, usersDeleteCommand } from '../src/cli/data.ts';
+import { loadConfig } from '../src/config/index.ts';
+import { type CliResult, freePort, ROOT, refusal, runCli, startServer } from './support/cli.ts';
 import { cliRuntime, runInProcess } from './support/steward.ts';
 
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), `steward-${prefix}-`));
@@ -21,6 +24,7 @@ async function runHere(dataDir: string, command: string, user = 'local'): Promis
   }
 }
 const oneLine = (text: string) => text.trim().split('\n').length === 1;
+const configOf = (dataDir: string) => loadConfig({ env: env(dataDir), cwd: ROOT });
 
 describe('steward backup, restore, export and users delete', () => {
   it('round-trips a data dir, refuses what it must with one line, and exits 0 on success', async () => {
@@ -52,19 +56,22 @@ describe('steward backup, restore, export and users delete', () => {
     const bytes = readFileSync(archive);
     bytes[bytes.length - 40]! ^= 0x55;
     writeFileSync(damaged, bytes);
-    const refused = await runCli(['restore', damaged], { env: env(path.join(tmp('cli-c'), 'data')) });
+    // The other refusals in this process, through the code each command runs in its process (the
+    // `steward restore` process refusing above proves how a process prints a refusal).
+    const refused = await refusal(restoreCommand(configOf(path.join(tmp('cli-c'), 'data')), damaged, {}));
     expect(refused.code).toBe(1);
     expect(oneLine(refused.stderr)).toBe(true);
     expect(refused.stderr).toMatch(/^steward restore: .*damaged/);
 
-    const owner = await runCli(['users', 'delete', 'local', '--yes'], { env: env(source) });
+    const owner = await refusal(usersDeleteCommand(configOf(source), 'local', { yes: true }));
     expect(owner.code).toBe(1);
     expect(owner.stderr.trim()).toBe(
       'steward users delete: local is the owner of this Steward and cannot be deleted',
     );
-    const unknown = await runCli(['users', 'delete', 'nobody', '--yes'], { env: env(source) });
+    const unknown = await refusal(usersDeleteCommand(configOf(source), 'nobody', { yes: true }));
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim()).toBe('steward users delete: there is no user nobody');
+    // Its own process: without --yes it asks on a terminal, and this one has none.
     const noTerminal = await runCli(['users', 'delete', 'nobody'], { env: env(source) });
     expect(noTerminal.code).toBe(2);
   }, 180_000);
@@ -102,13 +109,19 @@ describe('steward backup, restore, export and users delete', () => {
       const deleted = await runCli(['users', 'delete', 'alice', '--yes'], { env: env(dataDir) });
       expect(deleted.code, deleted.stderr).toBe(0);
       expect(deleted.stdout).toMatch(/^Deleted alice: .*tasks 1/);
-      const restoreLive = await runCli(['restore', archive], { env: env(dataDir) });
+      const restoreLive = await refusal(restoreCommand(configOf(dataDir), archive, {}));
       expect(restoreLive.code).toBe(1);
       expect(restoreLive.stderr).toMatch(/^steward restore: a Steward server \(process \d+\) is running/);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
 
+      // The archive made through the server is whole: restored here, it holds alice's task.
       const target = path.join(tmp('cli-srv-b'), 'data');
-      expect((await runCli(['restore', archive], { env: env(target) })).code).toBe(0);
+      await restoreBackup(archive, {
+        dataDir: target,
+        skillsDir: configOf(target).skillsDir,
+        force: false,
+        stewardVersion: stewardVersion(),
+      });
       const search = await runHere(target, 'tasks.search --query dentist', 'alice');
       expect(search.stdout).toContain('Book the dentist');
       expect(existsSync(path.join(target, 'db'))).toBe(true);

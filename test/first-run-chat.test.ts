@@ -31,28 +31,40 @@ const AGENT = { agent_id: 'lister', mission: 'List the open tasks', skills: ['ta
 
 describe('steward chat progress', () => {
   it(
-    '--once prints the turn progress to stderr and only the reply to stdout',
+    '--once prints the turn progress to stderr and only the reply to stdout; the log goes to the log file, with one line about it',
     async () => {
-      const { env } = writeTestConfig(fake.url);
+      // A disabled sentinel is a warning logged as the runtime starts.
+      const { env } = writeTestConfig(fake.url, 'sentinel:\n  enabled: false\n');
       const models = scriptModels(fake, {
         orchestrator: [dispatch(AGENT), getResults(), reply('You have no open tasks.')],
         agents: { lister: [run('tasks.search'), reply('No open tasks.')] },
       });
-      const result = await runCli(['chat', '--once', 'What is open?'], { env, timeoutMs: SLOW });
+      const result = await runCli(['chat', '--once', 'What is open?'], {
+        env: { ...env, LOG_LEVEL: 'info' },
+        timeoutMs: SLOW,
+      });
       models.assertDone();
-      expect(result.code).toBe(0);
+      expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe('You have no open tasks.\n');
       const progress = result.stderr.split('\n');
       expect(progress).toContain('… dispatched agent lister · agents: 1 waiting');
       expect(progress.some((line) => /agent lister running · agents: 1 running/.test(line))).toBe(true);
       expect(progress.some((line) => /1 skill call, last tasks\.search ok/.test(line))).toBe(true);
       expect(progress.some((line) => /agents: 1 done/.test(line))).toBe(true);
+      // The log goes to the log file, not over the progress line; the chat shows one line about it.
+      expect(result.stderr).not.toContain('sentinel is disabled');
+      expect(result.stderr).not.toContain('"level"');
+      expect(result.stderr.trim().split('\n').at(-1)).toBe(
+        '(1 warning logged meanwhile: npx steward logs shows them)',
+      );
+      const log = readFileSync(path.join(env.STEWARD_DATA_DIR!, 'logs', 'steward.log'), 'utf8');
+      expect(log).toContain('the sentinel is disabled');
     },
     SLOW,
   );
 
   it(
-    'interactive: streams the reply once, and keeps /help, /status, /new and unknown /commands local',
+    'interactive: answers each line in one conversation until /new, streams the reply once, and keeps /help, /status, /new and unknown /commands local',
     async () => {
       const { env } = writeTestConfig(fake.url);
       const seen: string[] = [];
@@ -63,12 +75,15 @@ describe('steward chat progress', () => {
       const result = await runCli(['chat'], {
         timeoutMs: SLOW,
         env,
-        input: '/help\n/status\n/frobnicate now\nhello\n/new\n/status\n//etc is a folder\n/quit\n',
+        input:
+          '/help\n/status\n/frobnicate now\nfirst question\nsecond question\n/new\n/status\n//etc is a folder\n/quit\n',
       });
       expect(result.code).toBe(0);
-      expect(seen).toHaveLength(2);
+      expect(seen).toHaveLength(3);
       expect(seen.join('')).not.toMatch(/\/help|\/status|frobnicate/);
-      expect(seen[1]).toContain('/etc is a folder');
+      expect(seen[1]).toContain('first question');
+      expect(seen[2]).toContain('/etc is a folder');
+      expect(seen[2]).not.toContain('first question');
       expect(result.stdout).toContain('/new      start a new conversation');
       expect(result.stdout).toContain('Unknown command /frobnicate. /help lists the commands.');
       expect(result.stdout).toMatch(
@@ -78,31 +93,7 @@ describe('steward chat progress', () => {
       // Streamed as it came, and not printed a second time at the end.
       expect(result.stdout.split('Streamed reply number 1.')).toHaveLength(2);
       expect(result.stdout).toContain('Streamed reply number 2.');
-    },
-    SLOW,
-  );
-});
-
-describe('the log while the chat runs in this process', () => {
-  it(
-    'goes to the log file, not over the progress line; the chat shows one line about it',
-    async () => {
-      // A disabled sentinel is a warning logged as the runtime starts.
-      const { env } = writeTestConfig(fake.url, 'sentinel:\n  enabled: false\n');
-      fake.respondWith(() => ({ text: 'Hello.' }));
-      const result = await runCli(['chat', '--once', 'Hi'], {
-        env: { ...env, LOG_LEVEL: 'info' },
-        timeoutMs: SLOW,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toBe('Hello.\n');
-      expect(result.stderr).not.toContain('sentinel is disabled');
-      expect(result.stderr).not.toContain('"level"');
-      expect(result.stderr.trim().split('\n').at(-1)).toBe(
-        '(1 warning logged meanwhile: npx steward logs shows them)',
-      );
-      const log = readFileSync(path.join(env.STEWARD_DATA_DIR!, 'logs', 'steward.log'), 'utf8');
-      expect(log).toContain('the sentinel is disabled');
+      expect(result.stdout).toContain('Streamed reply number 3.');
     },
     SLOW,
   );

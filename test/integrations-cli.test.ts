@@ -42,13 +42,13 @@ describe('steward run: email skills against the owner mailbox from the environme
     const id = /\[(INBOX:\d+)\]/.exec(search.stdout)?.[1];
     expect(id).toBe('INBOX:1');
     expect(search.stdout).toContain('Ana <ana@example.com> · Contract draft · unread');
-    const unknown = await runCli(['run', 'email.read --id INBOX:999'], { env, cwd: home });
-    expect(unknown.code).toBe(1);
-    expect(unknown.stdout).toContain('No message with id INBOX:999');
-    // Reading and sending in this process, as `steward run` executes them (the two processes
-    // above prove that path, its exit codes and that the password stays out of its output).
+    // Reading and sending in this process, as `steward run` executes them (the process above
+    // proves that path, its exit code and that the password stays out of its output).
     const runtime = await cliRuntime(env, home);
     try {
+      const unknown = await runInProcess(runtime, 'email.read --id INBOX:999');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stdout).toContain('No message with id INBOX:999');
       const read = await runInProcess(runtime, `email.read --id ${id}`);
       expect(read.code).toBe(0);
       expect(read.stdout).toContain(`<external source="email:${id}">`);
@@ -82,46 +82,37 @@ describe('steward run: email skills against the owner mailbox from the environme
   });
 
   it('connects a mailbox for a user after checking it, and refuses a wrong password storing nothing', async () => {
-    const bad = await runCli(
-      [
-        'connect',
-        'email',
-        '--user',
-        'cy',
-        '--imap',
-        imap.url.replace('imap-pass-1234', 'nope-nope'),
-        '--smtp',
-        smtp.url,
-        '--from',
-        'cy@example.com',
-      ],
-      { env, cwd: home },
-    );
+    const connect = (imapUrl: string, from: string) =>
+      runCli(['connect', 'email', '--user', 'cy', '--imap', imapUrl, '--smtp', smtp.url, '--from', from], {
+        env,
+        cwd: home,
+      });
+    /** `steward run email.search --user cy` in this process, between the `connect` processes. */
+    const searchAsCy = async () => {
+      const runtime = await cliRuntime(env, home);
+      try {
+        return await runInProcess(runtime, 'email.search', 'cy');
+      } finally {
+        await runtime.close();
+      }
+    };
+    const bad = await connect(imap.url.replace('imap-pass-1234', 'nope-nope'), 'cy@example.com');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('refused the login');
-    expect((await runCli(['run', 'email.search', '--user', 'cy'], { env, cwd: home })).code).toBe(1);
-    const good = await runCli(
-      [
-        'connect',
-        'email',
-        '--user',
-        'cy',
-        '--imap',
-        imap.url,
-        '--smtp',
-        smtp.url,
-        '--from',
-        'Cy <cy@example.com>',
-      ],
-      { env, cwd: home },
-    );
+    // No mailbox stored: the search says how to connect one.
+    const unconnected = await searchAsCy();
+    expect(unconnected.code).toBe(1);
+    expect(unconnected.stdout).toContain('--user <id>');
+    const good = await connect(imap.url, 'Cy <cy@example.com>');
     expect(good.stdout + good.stderr).toContain('Connected email (cy@example.com) for user cy');
-    const search = await runCli(['run', 'email.search', '--user', 'cy'], { env, cwd: home });
+    const search = await searchAsCy();
     expect(search.code, search.stdout).toBe(0);
     expect(search.stdout).toContain('[INBOX:1]');
     const gone = await runCli(['disconnect', 'email', '--user', 'cy'], { env, cwd: home });
     expect(gone.stdout).toContain('Disconnected email for user cy');
-    expect((await runCli(['run', 'email.search', '--user', 'cy'], { env, cwd: home })).code).toBe(1);
+    const disconnected = await searchAsCy();
+    expect(disconnected.code).toBe(1);
+    expect(disconnected.stdout).toContain('--user <id>');
   });
 });
 

@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../src/runtime.ts';
 import { approve, messageText, scriptModels } from './support/agent-scripts.ts';
-import { freePort, MAIN, runCli, startServer } from './support/cli.ts';
+import { freePort, MAIN, NODE_FLAGS, runCli, startServer } from './support/cli.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
 import { fixtureServer, mcpServersYaml } from './support/mcp.ts';
 import { cliRuntime, runInProcess, writeTestConfig } from './support/steward.ts';
@@ -28,7 +28,8 @@ function home(yaml: string) {
 async function mcpClient(args: string[], env: Record<string, string>, cwd: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MAIN, 'mcp', ...args],
+    // As an MCP host runs the `steward` command: with the flags of its launcher.
+    args: [...NODE_FLAGS, MAIN, 'mcp', ...args],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     cwd,
     stderr: 'pipe',
@@ -48,16 +49,23 @@ describe('steward run with MCP servers', () => {
   const run = (command: string, env: Record<string, string> = {}) =>
     runCli(['run', command], { env: { ...steward.env, ...env }, cwd: steward.dir });
 
-  it('starts the servers itself: discovery, a call, an unavailable server', async () => {
-    const list = await run('get_skill');
-    expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout).toContain('notes — MCP server, 9 tools');
-    expect(list.stdout).toContain('broken — unavailable: Connection closed');
+  it("starts the servers itself, never handing them Steward's own secrets: discovery, a call, an unavailable server", async () => {
+    const shown = await run('notes.show_env', {
+      STEWARD_API_TOKEN: 'owner-token-0123456789',
+      STEWARD_SECRET_KEY: 'secret-key-0123456789',
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('\nHOME,NOTES_DIR,PATH\n');
 
-    // The calls in this process, as `steward run` executes them, on a runtime that starts the
-    // same servers (the process above proves that path and its exit code).
+    // Discovery and the other calls in this process, as `steward run` executes them, on a runtime
+    // that starts the same servers (the process above proves that path and its exit code).
     const runtime = await cliRuntime(steward.env, steward.dir);
     try {
+      const list = await runInProcess(runtime, 'get_skill');
+      expect(list.code, list.stdout).toBe(0);
+      expect(list.stdout).toContain('notes — MCP server, 9 tools');
+      expect(list.stdout).toContain('broken — unavailable: Connection closed');
+
       const added = await runInProcess(
         runtime,
         'notes.add_note --title "Buy milk" --due-date 2026-05-01 --pinned',
@@ -73,15 +81,6 @@ describe('steward run with MCP servers', () => {
       await runtime.close();
     }
   }, 120_000);
-
-  it("never hands Steward's own secrets to a server process", async () => {
-    const shown = await run('notes.show_env', {
-      STEWARD_API_TOKEN: 'owner-token-0123456789',
-      STEWARD_SECRET_KEY: 'secret-key-0123456789',
-    });
-    expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain('\nHOME,NOTES_DIR,PATH\n');
-  }, 60_000);
 
   it('refuses a server named like a built-in domain as a configuration error', async () => {
     const clash = home(mcpServersYaml([fixtureServer('tasks')]));

@@ -43,26 +43,36 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 /**
- * Sub-agent requests answer with a numbered result; anything else fails the request. Returns
- * how many were answered, in all or (with `text`) of those whose messages mention `text`.
+ * Sub-agent requests answer with a numbered result; anything else fails the request. Counts how
+ * many were answered, in all or (with `text`) of those whose messages mention `text`, and
+ * lists the replies to those.
  */
-function answerAgents(fake: FakeLlm): (text?: string) => number {
-  const requests: string[] = [];
+function answerAgents(fake: FakeLlm): {
+  calls: (text?: string) => number;
+  replies: (text: string) => string[];
+} {
+  const requests: Array<{ messages: string; reply: string }> = [];
   fake.respondWith((request) => {
     if (request.body.model !== ROLE_MODELS.sub_agent)
       throw new Error(`unexpected ${request.body.model} request`);
-    requests.push(JSON.stringify(request.body.messages));
-    return { text: `Workflow result ${requests.length}` };
+    const reply = `Workflow result ${requests.length + 1}`;
+    requests.push({ messages: JSON.stringify(request.body.messages), reply });
+    return { text: reply };
   });
-  return (text) =>
-    text === undefined ? requests.length : requests.filter((messages) => messages.includes(text)).length;
+  const mentioning = (text?: string) =>
+    text === undefined ? requests : requests.filter((request) => request.messages.includes(text));
+  return {
+    calls: (text) => mentioning(text).length,
+    replies: (text) => mentioning(text).map((request) => request.reply),
+  };
 }
 
 /*
  * Both cases wait for a real minute to start (a cron schedule firing in a real process): one
  * such minute each, the earlier times being a schedule removed before it and a time caught up
  * at start. Neither depends on the other, so they run side by side, each with its own fakes
- * and servers, and the file waits for that minute once.
+ * and servers, and the file waits for that minute once; what does not depend on that minute
+ * runs while it is awaited.
  */
 describe.concurrent('workflows through the CLI and a running server', { timeout: 600_000 }, () => {
   it('builds an every-minute workflow that runs and is delivered to the primary channel, and stops when its schedule is removed', async ({
@@ -75,7 +85,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       await fake.close();
       await telegram.close();
     });
-    const agentCalls = answerAgents(fake);
+    const { calls: agentCalls, replies } = answerAgents(fake);
     const { env: baseEnv } = writeTestConfig(
       fake.url,
       `channels:\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", api_root: "${telegram.url}" }\n`,
@@ -90,35 +100,17 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
     step('starting the server');
     const server = await startServer({ env, readyTimeoutMs: 180_000 });
     step('server ready');
+    const cli = (args: string[]) => runCli(args, { env, timeoutMs: CLI_TIMEOUT_MS });
     try {
       const file = path.join(env.STEWARD_DATA_DIR!, 'skills', 'workflows', 'acc_minutely.md');
       step('building');
-      const rejected = await runCli(
-        [
-          'run',
-          'workflow.build --name acc_minutely --description "x" --steps "Use tasks.serch to list tasks" --schedule "* * * * *"',
-          '--user',
-          'acc_user',
-          '--json',
-        ],
-        { env, timeoutMs: CLI_TIMEOUT_MS },
-      );
-      expect(rejected.code).toBe(1);
-      expect(JSON.parse(rejected.stdout)).toMatchObject({
-        status: 'error',
-        content: expect.stringContaining('tasks.search'),
-      });
-      expect(existsSync(file)).toBe(false);
-
-      const built = await runCli(
-        [
-          'run',
-          'workflow.build --name acc_minutely --description "Every minute" --steps "Use tasks.search to list my open tasks and summarize them" --schedule "* * * * *" --timezone Europe/Berlin',
-          '--user',
-          'acc_user',
-        ],
-        { env, timeoutMs: CLI_TIMEOUT_MS },
-      );
+      const minutelySteps = 'Use tasks.search to list my open tasks and summarize them';
+      const built = await cli([
+        'run',
+        `workflow.build --name acc_minutely --description "Every minute" --steps "${minutelySteps}" --schedule "* * * * *" --timezone Europe/Berlin`,
+        '--user',
+        'acc_user',
+      ]);
       expect(built.stderr).toBe('');
       expect(built.code).toBe(0);
       expect(readFileSync(file, 'utf8')).toMatch(/^owner: acc_user$/m);
@@ -132,15 +124,12 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       // acc_gone by.
       const goneSteps = 'Use tasks.search to count my tasks for the removed schedule';
       const builtMinute = Math.floor(Date.now() / 60_000);
-      const gone = await runCli(
-        [
-          'run',
-          `workflow.build --name acc_gone --description "Removed" --steps "${goneSteps}" --schedule "* * * * *"`,
-          '--user',
-          'acc_user',
-        ],
-        { env, timeoutMs: CLI_TIMEOUT_MS },
-      );
+      const gone = await cli([
+        'run',
+        `workflow.build --name acc_gone --description "Removed" --steps "${goneSteps}" --schedule "* * * * *"`,
+        '--user',
+        'acc_user',
+      ]);
       expect(gone.code, gone.stderr).toBe(0);
       await until(
         'acc_gone to be listed',
@@ -148,10 +137,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
         5_000,
       );
       // Editing the schedule away stops it within 5 s.
-      const off = await runCli(
-        ['run', 'workflow.build --name acc_gone --schedule off', '--user', 'acc_user'],
-        { env, timeoutMs: CLI_TIMEOUT_MS },
-      );
+      const off = await cli(['run', 'workflow.build --name acc_gone --schedule off', '--user', 'acc_user']);
       expect(off.code).toBe(0);
       await until(
         'the schedule to go',
@@ -165,14 +151,35 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       if (Math.floor(Date.now() / 60_000) !== builtMinute) await sleep(10_000);
       const goneAt = Date.now();
       const goneCalls = agentCalls(goneSteps);
-      const callsBefore = agentCalls();
+      const minutelyBefore = agentCalls(minutelySteps);
 
-      await until(
-        'the schedule to be listed',
-        async () => (await schedulesNow()).find((schedule) => schedule.name === 'acc_minutely'),
-        5_000,
+      // A run of a minute after acc_gone's schedule went, finished.
+      const finished = (schedule: ScheduleJson | undefined) =>
+        schedule?.last_status && schedule.last_status !== 'running' && Date.parse(schedule.last_run!) > goneAt
+          ? schedule
+          : undefined;
+      const scheduledRun = until(
+        'a scheduled run to finish',
+        async () => finished((await schedulesNow()).find((entry) => entry.name === 'acc_minutely')),
+        100_000,
       );
-      const listedJson = await runCli(['schedules', '--json'], { env, timeoutMs: CLI_TIMEOUT_MS });
+      scheduledRun.catch(() => undefined); // awaited below, after what runs meanwhile
+      // Meanwhile, what does not wait for that minute.
+      const rejected = await cli([
+        'run',
+        'workflow.build --name acc_typo --description "x" --steps "Use tasks.serch to list tasks" --schedule "* * * * *"',
+        '--user',
+        'acc_user',
+        '--json',
+      ]);
+      expect(rejected.code).toBe(1);
+      expect(JSON.parse(rejected.stdout)).toMatchObject({
+        status: 'error',
+        content: expect.stringContaining('tasks.search'),
+      });
+      expect(existsSync(path.join(path.dirname(file), 'acc_typo.md'))).toBe(false);
+
+      const listedJson = await cli(['schedules', '--json']);
       const listed = (JSON.parse(listedJson.stdout) as ScheduleJson[]).find(
         (entry) => entry.name === 'acc_minutely',
       )!;
@@ -187,24 +194,28 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       expect([null, 'running', 'ok']).toContain(listed.last_status);
       expect(listed.next_run).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\+0[12]:00$/);
 
-      // A run of a minute after acc_gone's schedule went, finished.
-      const finished = (schedule: ScheduleJson | undefined) =>
-        schedule?.last_status && schedule.last_status !== 'running' && Date.parse(schedule.last_run!) > goneAt
-          ? schedule
-          : undefined;
-      await until(
-        'a scheduled run to finish',
-        async () => finished((await schedulesNow()).find((entry) => entry.name === 'acc_minutely')),
-        100_000,
-      );
+      // `schedules run` runs the workflow without a schedule now, through the server.
+      step('running now');
+      const now = await cli(['schedules', 'run', 'acc_gone', '--json']);
+      expect(now.stderr).toBe('');
+      expect(now.code).toBe(0);
+      expect(JSON.parse(now.stdout)).toMatchObject({
+        skill: 'workflows.acc_gone',
+        user: 'acc_user',
+        status: 'ok',
+        trigger: 'manual',
+      });
+      expect(agentCalls(goneSteps)).toBe(goneCalls + 1);
+      const missing = await cli(['schedules', 'run', 'no_such_workflow']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('No workflow "no_such_workflow"');
+
+      await scheduledRun;
       // Then the CLI: one call, unless it straddles the next minute and catches that run going.
       const ran = await until(
         'the CLI to show the finished run',
         async () => {
-          const result = await runCli(['schedules', '--user', 'acc_user', '--json'], {
-            env,
-            timeoutMs: CLI_TIMEOUT_MS,
-          });
+          const result = await cli(['schedules', '--user', 'acc_user', '--json']);
           return finished(
             (JSON.parse(result.stdout) as ScheduleJson[]).find((entry) => entry.name === 'acc_minutely'),
           );
@@ -213,13 +224,16 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       );
       expect(ran.last_status).toBe('ok');
       expect(ran.last_run).toMatch(/\+0[12]:00$/);
+      // The first run of acc_minutely after acc_gone's schedule went is what was delivered.
       const delivered = await until(
         'the delivery',
-        async () => telegram.sent.find((message) => message.text === `Workflow result ${callsBefore + 1}`),
+        async () => {
+          const reply = replies(minutelySteps)[minutelyBefore];
+          return telegram.sent.find((message) => reply !== undefined && message.text === reply);
+        },
         10_000,
       );
       expect(delivered.chat_id).toBe('555');
-      expect(delivered.text).toBe(`Workflow result ${callsBefore + 1}`);
 
       step('delivered');
       // The receipt follows the outbox's outcome (a later minute's run may be pending meanwhile).
@@ -231,36 +245,14 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
         },
         100_000,
       );
-      const table = await runCli(['schedules', '--user', 'acc_user'], { env, timeoutMs: CLI_TIMEOUT_MS });
+      const table = await cli(['schedules', '--user', 'acc_user']);
       expect(table.stdout).toMatch(/acc_minutely\s+acc_user\s+\* \* \* \* \*\s+Europe\/Berlin/);
       expect(table.stdout).toMatch(/\bdelivery\b/);
       expect(table.stdout).toMatch(/(delivered|pending) on telegram/);
 
-      // Past the minute that ran acc_minutely: nothing more of acc_gone's ran.
-      expect(agentCalls('Use tasks.search to list my open tasks')).toBeGreaterThan(0);
-      expect(agentCalls(goneSteps)).toBe(goneCalls);
-
-      // `schedules run` runs the workflow without a schedule now, through the server.
-      step('running now');
-      const now = await runCli(['schedules', 'run', 'acc_gone', '--json'], {
-        env,
-        timeoutMs: CLI_TIMEOUT_MS,
-      });
-      expect(now.stderr).toBe('');
-      expect(now.code).toBe(0);
-      expect(JSON.parse(now.stdout)).toMatchObject({
-        skill: 'workflows.acc_gone',
-        user: 'acc_user',
-        status: 'ok',
-        trigger: 'manual',
-      });
+      // Past the minute that ran acc_minutely: nothing more of acc_gone's ran than the run now.
+      expect(agentCalls(minutelySteps)).toBeGreaterThan(minutelyBefore);
       expect(agentCalls(goneSteps)).toBe(goneCalls + 1);
-      const missing = await runCli(['schedules', 'run', 'no_such_workflow'], {
-        env,
-        timeoutMs: CLI_TIMEOUT_MS,
-      });
-      expect(missing.code).toBe(1);
-      expect(missing.stderr).toContain('No workflow "no_such_workflow"');
     } finally {
       await server.stop();
       fake.respondWith(null);
@@ -272,7 +264,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
     async ({ expect, onTestFinished }) => {
       const fake = await startFakeLlm();
       onTestFinished(() => fake.close());
-      const agentCalls = answerAgents(fake);
+      const { calls: agentCalls } = answerAgents(fake);
       let db: TestDatabase | undefined;
       const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
       try {
@@ -292,19 +284,18 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
           `INSERT INTO workflow_schedules (user_id, skill, cron, timezone, since) VALUES ('twin_user', 'workflows.twin_minutely', '* * * * *', 'UTC', $1)`,
           [since.toISOString()],
         );
-        for (let index = 0; index < 2; index++) {
-          const { env } = writeTestConfig(fake.url);
-          servers.push(
-            await startServer({
-              env: {
-                ...env,
-                DATABASE_URL: db.url!,
-                STEWARD_SKILLS_DIR: skillsDir,
-                PORT: String(await freePort()),
-              },
-            }),
-          );
-        }
+        // Both instances start side by side, as a scaled-out deployment does.
+        await Promise.all(
+          [0, 1].map(async () => {
+            const { env } = writeTestConfig(fake.url);
+            const port = String(await freePort());
+            servers.push(
+              await startServer({
+                env: { ...env, DATABASE_URL: db!.url!, STEWARD_SKILLS_DIR: skillsDir, PORT: port },
+              }),
+            );
+          }),
+        );
         const query = () =>
           db!.database.query<{ scheduled_for: Date; status: string; trigger: string }>(
             `SELECT scheduled_for, status, trigger FROM workflow_runs WHERE skill = 'workflows.twin_minutely' ORDER BY scheduled_for`,

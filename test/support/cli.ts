@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CliExit } from '../../src/cli/common.ts';
 import { removeAfterFile, tempDir } from './temp.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,6 +56,21 @@ export function runCli(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * How a `steward` command refuses, run in this process through the function its process runs:
+ * the exit code and the one line the process would print to stderr. For refusals beyond one
+ * that a test has seen a real process print.
+ */
+export async function refusal(command: Promise<unknown>): Promise<CliResult> {
+  try {
+    await command;
+  } catch (error) {
+    if (error instanceof CliExit) return { code: error.exitCode, stdout: '', stderr: `${error.message}\n` };
+    throw error;
+  }
+  throw new Error('the command did not refuse');
 }
 
 /** Starts `steward start` and resolves once /readyz answers 200 (its data dir removed as runCli's is). */
