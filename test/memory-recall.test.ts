@@ -224,19 +224,53 @@ describeEachBackend('memory recall', (getDb) => {
       [conversation.id],
     );
     expect(positions.map((row) => row.position)).toEqual(['1', '2', null, '3']);
-    const stored = await db.query<{ term: string; doc_count: number }>(
-      'SELECT term, doc_count FROM message_term_stats WHERE user_id = $1 AND doc_count > 0 ORDER BY term',
-      [user],
-    );
-    const expected = await db.query<{ term: string; doc_count: number }>(
-      `SELECT t.lexeme AS term, count(*)::int AS doc_count FROM messages m, unnest(m.search_vector) t
-       WHERE m.user_id = $1 GROUP BY t.lexeme ORDER BY t.lexeme`,
-      [user],
-    );
-    expect(stored.map((row) => [row.term, Number(row.doc_count)])).toEqual(
-      expected.map((row) => [row.term, Number(row.doc_count)]),
-    );
+    /** The user's statistics as stored, and as counted from their messages now. */
+    const statistics = async () => {
+      const stored = await db.query<{ term: string; doc_count: number }>(
+        'SELECT term, doc_count FROM message_term_stats WHERE user_id = $1 AND doc_count > 0 ORDER BY term',
+        [user],
+      );
+      const expected = await db.query<{ term: string; doc_count: number }>(
+        `SELECT t.lexeme AS term, count(*)::int AS doc_count FROM messages m, unnest(m.search_vector) t
+         WHERE m.user_id = $1 GROUP BY t.lexeme ORDER BY t.lexeme`,
+        [user],
+      );
+      const [totals] = await db.query<{ stored: string; expected: string }>(
+        `SELECT (SELECT doc_count || '/' || total_length FROM message_user_stats WHERE user_id = $1) AS stored,
+           (SELECT count(*) || '/' || sum(length(search_vector)) FROM messages
+            WHERE user_id = $1 AND search_vector IS NOT NULL) AS expected`,
+        [user],
+      );
+      expect(stored.map((row) => [row.term, Number(row.doc_count)])).toEqual(
+        expected.map((row) => [row.term, Number(row.doc_count)]),
+      );
+      expect(totals!.stored).toBe(totals!.expected);
+      return stored;
+    };
+    const stored = await statistics();
     expect(stored.find((row) => row.term === 'word')?.doc_count).toBe(2);
     expect(stored.some((row) => row.term === 'tool')).toBe(false);
+
+    // Many rows in one statement (an import), an edit, and a deletion keep them exact too.
+    await db.query(
+      `INSERT INTO messages (conversation_id, user_id, role, content)
+       SELECT $1, $2, r, c FROM unnest($3::text[], $4::text[]) AS x(r, c)`,
+      [
+        conversation.id,
+        user,
+        ['user', 'tool', 'assistant', 'user'],
+        ['more words here', 'tool words', 'words again', 'fourth'],
+      ],
+    );
+    expect((await statistics()).find((row) => row.term === 'word')?.doc_count).toBe(4);
+    await db.query(
+      `UPDATE messages SET content = 'edited text' WHERE conversation_id = $1 AND content = 'fourth'`,
+      [conversation.id],
+    );
+    await statistics();
+    await db.query(`DELETE FROM messages WHERE conversation_id = $1 AND content LIKE '%words%'`, [
+      conversation.id,
+    ]);
+    expect((await statistics()).some((row) => row.term === 'word')).toBe(false);
   });
 });
