@@ -112,6 +112,36 @@ describe('PGlite queries as one protocol exchange', () => {
     ).toEqual([{ id: 21 }]);
   });
 
+  it('reads errors with their fields, many results, text in any script and answers of many chunks', async () => {
+    await expect(database.query('INSERT INTO probe (id) VALUES ($1)', [null])).rejects.toMatchObject({
+      name: 'error',
+      severity: 'ERROR',
+      code: '23502',
+      table: 'probe',
+      column: 'id',
+      message: expect.stringMatching(/null value in column "id"/),
+    });
+    await expect(database.exec('SELECT 1; SELEC 2')).rejects.toMatchObject({ code: '42601', position: '11' });
+    const connection = database.connection;
+    if (connection.kind !== 'pglite') throw new Error('expected PGlite');
+    const results = await connection.session.exec(
+      "SELECT 1 AS a; DO $$ BEGIN RAISE NOTICE 'ignored'; END $$; SELECT 'x' AS b, 'y' AS b",
+    );
+    expect(results.map((result) => result.rows)).toEqual([[{ a: 1 }], [], [{ b: 'y' }]]);
+    expect((await connection.session.exec('')).map((result) => result.rows)).toEqual([[]]);
+    const text = 'Grüße, 東京 🌸 — ok';
+    expect(await database.query('SELECT $1::text AS t, length($1) AS n', [text])).toEqual([
+      { t: text, n: [...text].length },
+    ]);
+    // Far more than PGlite writes at once: the answer comes in many pieces.
+    const rows = await database.query<{ i: number; pad: string }>(
+      "SELECT i, repeat('é', 500) AS pad FROM generate_series(1, $1::int) i",
+      [2_000],
+    );
+    expect(rows).toHaveLength(2_000);
+    expect(rows.at(-1)).toEqual({ i: 2_000, pad: 'é'.repeat(500) });
+  });
+
   it('says the database is closed to a statement that comes after close', async () => {
     const other = await openPglite(null);
     await other.close();

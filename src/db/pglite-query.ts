@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { type PGlite, parse, protocol } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
+import { queryMessage, readAnswer, statementMessages, type WireAnswer } from './pglite-wire.ts';
 import { statementName } from './statement-name.ts';
 
 // node-postgres's own parameter encoding (dates, arrays, JSON, buffers), so that both backends
@@ -8,7 +9,6 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
   prepareValue: (value: unknown) => unknown;
 };
 
-type Message = { name: string };
 type Row = Record<string, unknown>;
 type Result = { rows: Row[] };
 
@@ -74,56 +74,52 @@ export function pgliteSession(client: PGlite) {
   const prepared = new Set<string>();
   let closed = false;
 
-  /** One exchange; its messages, the error among them not yet thrown. */
-  async function send(message: Uint8Array): Promise<Message[]> {
+  /**
+   * One exchange; its answer, the error in it not yet thrown. PostgreSQL's bytes come to us as
+   * it writes them (views into its memory, copied at once) and are read in one pass.
+   */
+  async function send(message: Uint8Array): Promise<WireAnswer> {
     if (closed) throw new Error('The embedded database is closed.');
-    const { messages } = await client.execProtocol(message, {
+    const chunks: Uint8Array[] = [];
+    await client.execProtocolRawStream(message, {
       // Steward opens PGlite on the node file system or in memory, whose syncToFs does nothing
       // (PostgreSQL writes through to the files itself): asking costs a lock round.
       syncToFs: false,
-      throwOnError: false,
+      // Our reader for this exchange. PGlite keeps it as its reader until the next exchange sets
+      // another: nothing but this session may talk to the client (PGlite's own query methods
+      // would find their answers read here).
+      onRawData: (chunk) => {
+        chunks.push(chunk.slice());
+      },
     });
-    return messages as Message[];
+    return readAnswer(chunks.length === 1 ? chunks[0]! : concat(chunks), client.parsers);
   }
 
-  function rethrow(messages: Message[]): Message[] {
-    const error = messages.find((message) => message.name === 'error');
-    if (error) throw error;
-    return messages;
+  function rethrow(answer: WireAnswer): WireAnswer {
+    if (answer.error) throw answer.error;
+    return answer;
   }
 
   /** Multi-statement SQL on the simple protocol: one result per statement. */
   async function simple(text: string): Promise<Result[]> {
-    return parse.parseResults(
-      rethrow(await send(protocol.serialize.query(text))) as never,
-      client.parsers,
-    ) as Result[];
+    return rethrow(await send(queryMessage(text))).results;
   }
 
   async function exchange(text: string, params: readonly unknown[], inTransaction: boolean): Promise<Row[]> {
     const name = params.length > 0 ? statementName(text) : undefined;
-    const parts: Uint8Array[] = [];
+    let parse = false;
     if (name === undefined || !prepared.has(name)) {
       if (name && prepared.size >= MAX_PREPARED && !inTransaction) {
-        rethrow(await send(protocol.serialize.query('DEALLOCATE ALL')));
+        rethrow(await send(queryMessage('DEALLOCATE ALL')));
         prepared.clear();
       }
-      parts.push(protocol.serialize.parse({ ...(name ? { name } : {}), text, types: [] }));
+      parse = true;
     }
-    parts.push(
-      protocol.serialize.bind({
-        ...(name ? { statement: name } : {}),
-        values: params.map(prepareValue) as never,
-      }),
-      protocol.serialize.describe({ type: 'P' }),
-      protocol.serialize.execute({}),
-      protocol.serialize.sync(),
-    );
-    const messages = await send(concat(parts));
+    const values = params.map(prepareValue) as Array<string | Uint8Array | null>;
+    const answer = await send(statementMessages(text, name ?? '', values, parse));
     // A Parse that succeeded prepared the statement, even when a later step failed.
-    if (name && messages.some((message) => message.name === 'parseComplete')) prepared.add(name);
-    rethrow(messages);
-    return parse.parseResults(messages as never, client.parsers)[0]?.rows ?? [];
+    if (name && answer.parsed) prepared.add(name);
+    return rethrow(answer).results[0]?.rows ?? [];
   }
 
   async function statement<T extends Row>(
