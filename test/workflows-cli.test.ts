@@ -38,7 +38,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
+    await sleep(100);
   }
 }
 
@@ -79,8 +79,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
     expect,
     onTestFinished,
   }) => {
-    const fake = await startFakeLlm();
-    const telegram = await startFakeTelegram();
+    const [fake, telegram] = await Promise.all([startFakeLlm(), startFakeTelegram()]);
     onTestFinished(async () => {
       await fake.close();
       await telegram.close();
