@@ -29,12 +29,29 @@ const channelsYaml = (discord: FakeDiscord, allow: string[]) => `channels:
 let nextMessage = 5_000_000_000_000_000_000n;
 const messageId = () => String(nextMessage++);
 
+/**
+ * Waits until Steward has handled every event dispatched so far: a heartbeat carries the last
+ * sequence it has handled (stored, or found to need nothing), so what it made of them is in the
+ * database by then.
+ */
+async function handledAll(discord: FakeDiscord): Promise<void> {
+  const sequence = discord.sequence();
+  await expect
+    .poll(() => discord.heartbeats.at(-1)?.d ?? 0, { timeout: 10_000, interval: 20 })
+    .toBeGreaterThanOrEqual(sequence);
+}
+
 for (const backend of backends()) {
   describe(`Discord over a fake Gateway [${backend}]`, { timeout: 60_000 }, () => {
     let llm: FakeLlm;
     let discord: FakeDiscord;
     let steward: ChannelSteward;
     const postsIn = (channelId: string) => discord.posts.filter((post) => post.channel_id === channelId);
+    const storedWithId = (id: string) =>
+      steward.count(
+        "SELECT count(*) FROM inbound_messages WHERE channel = 'discord' AND channel_message_id = $1",
+        [id],
+      );
     const dm = (content: string, author = OWNER, channelId = DM, id = messageId()) => {
       discord.dispatch('MESSAGE_CREATE', discordMessage({ id, channelId, authorId: author, content }));
       return id;
@@ -106,8 +123,10 @@ for (const backend of backends()) {
       expect(shown).toContain('what is on my list?');
       expect(shown).not.toContain(FAKE_DISCORD_BOT_ID);
       expect(shown).not.toContain('dinner at eight');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(postsIn(GUILD_CHANNEL)).toHaveLength(1); // its own message came back and was not answered
+      // Its own message came back and was not answered: handled (see `handledAll`), never stored.
+      await handledAll(discord);
+      expect(await storedWithId(postsIn(GUILD_CHANNEL)[0]!.id)).toBe(0);
+      expect(postsIn(GUILD_CHANNEL)).toHaveLength(1);
       llm.assertDone();
     });
 
@@ -124,14 +143,10 @@ for (const backend of backends()) {
       // The same message again (a resumed session re-sending it) is dropped by its id.
       const posts = postsIn(DM).length;
       dm('are you still there?', OWNER, DM, id);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await handledAll(discord);
+      // Only a second stored copy could be answered: there is none.
+      expect(await storedWithId(id)).toBe(1);
       expect(postsIn(DM)).toHaveLength(posts);
-      expect(
-        await steward.count(
-          "SELECT count(*) FROM inbound_messages WHERE channel = 'discord' AND channel_message_id = $1",
-          [id],
-        ),
-      ).toBe(1);
       llm.assertDone();
     });
 
@@ -207,7 +222,12 @@ for (const backend of backends()) {
       const before = postsIn(DM).length;
       dm('tell me everything');
       await expect.poll(() => postsIn(DM).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 2);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Every part was queued with the first: all of them are out once none is left to send.
+      await expect
+        .poll(() =>
+          steward.count("SELECT count(*) FROM outbox_messages WHERE status IN ('pending', 'sending')"),
+        )
+        .toBe(0);
       const parts = postsIn(DM).slice(before);
       expect(parts.every((part) => part.content.length <= 2000)).toBe(true);
       expect(parts.map((part) => part.content).join('\n\n')).toBe(paragraphs.join('\n\n'));
@@ -257,7 +277,12 @@ describe(`Discord across a restart [${backends().at(-1)}]`, { timeout: 90_000 },
       .toEqual(['Before the restart.', 'After the restart.']);
     expect(discord.identifies).toHaveLength(1);
     expect(discord.resumes.at(-1)).toMatchObject({ accepted: true });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Everything replayed and sent since has been handled; only the two messages were stored.
+    await handledAll(discord);
+    const [stored] = await db.database.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM inbound_messages WHERE channel = 'discord'",
+    );
+    expect(stored!.count).toBe(2);
     expect(discord.posts).toHaveLength(2);
     llm.assertDone();
   });

@@ -42,6 +42,22 @@ for (const backend of backends()) {
     let steward: ChannelSteward;
     const sentTo = (address: string) => smtp.received.filter((mail) => mail.to.includes(address));
     const mailsIn = (sql: string, params: unknown[]) => steward.count(sql, params);
+    /**
+     * Waits until Steward has handled the mail with UID `uid`: stored it, or passed it by. The
+     * inbox's cursor moves past a mail only once that is done, so whatever it made of the mail
+     * is in the database by then.
+     */
+    const handled = (uid: number) =>
+      expect
+        .poll(
+          () =>
+            mailsIn(
+              "SELECT value::int AS count FROM channel_cursors WHERE channel = 'email' AND name = 'last_uid'",
+              [],
+            ),
+          { timeout: 15_000, interval: 20 },
+        )
+        .toBeGreaterThanOrEqual(uid);
 
     beforeAll(async () => {
       llm = await startFakeLlm();
@@ -93,8 +109,8 @@ for (const backend of backends()) {
       const mail = rawMail({ from: ANA, subject: 'Twice', text: 'say it once' });
       imap.add('INBOX', mail.raw);
       await expect.poll(() => sentTo(ANA).length, { timeout: 15_000 }).toBe(2);
-      imap.add('INBOX', mail.raw);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await handled(imap.add('INBOX', mail.raw));
+      // Only a second stored copy could be answered: there is none.
       expect(sentTo(ANA)).toHaveLength(2);
       expect(
         await mailsIn(
@@ -128,10 +144,10 @@ for (const backend of backends()) {
         rawMail({ from: ASSISTANT, subject: 'Re: loop', text: 'My own reply.' }),
         rawMail({ from: ANA, subject: 'Junk', text: 'Junk.', headers: { Precedence: 'junk' } }),
       ];
-      for (const robot of robots) imap.add('INBOX', robot.raw);
       const sent = smtp.received.length;
       const before = llm.chatRequests.length;
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await handled(Math.max(...robots.map((robot) => imap.add('INBOX', robot.raw))));
+      // Only a stored mail is answered: none of them is (checked below).
       expect(smtp.received).toHaveLength(sent);
       expect(llm.chatRequests).toHaveLength(before);
       for (const robot of robots) {
@@ -164,10 +180,10 @@ for (const backend of backends()) {
           },
         }),
       ];
-      for (const mail of forged) imap.add('INBOX', mail.raw);
       const sent = smtp.received.length;
       const before = llm.chatRequests.length;
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await handled(Math.max(...forged.map((mail) => imap.add('INBOX', mail.raw))));
+      // Only a stored mail is answered: none of them is (checked below).
       expect(smtp.received).toHaveLength(sent);
       expect(llm.chatRequests).toHaveLength(before);
       for (const mail of forged) {
@@ -200,7 +216,10 @@ for (const backend of backends()) {
           },
         )
         .toBe(3);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // All three are settled, and only the first reply was ever queued (with its row's status).
+      expect(
+        await mailsIn("SELECT count(*) FROM outbox_messages WHERE channel = 'email' AND chat_id = $1", [bob]),
+      ).toBe(1);
       expect(sentTo(bob)).toHaveLength(1);
       expect(JSON.stringify(llm.chatRequests.map((request) => request.body.messages))).not.toContain(
         'who are you',

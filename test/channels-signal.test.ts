@@ -80,8 +80,12 @@ for (const backend of backends()) {
       const replies = signal.sent.length;
       signal.deliver(frame);
       const id = `${ALICE}:${(frame.envelope as { timestamp: number }).timestamp}`;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(signal.sent).toHaveLength(replies);
+      // Frames are handled in order: once a message sent after the copy is answered, the copy
+      // has been handled too, and only that message was answered.
+      llm.enqueue({ text: 'After it.' });
+      signal.message(ALICE, 'and after it');
+      await expect.poll(() => sentTo(ALICE).at(-1)?.message, { timeout: 15_000 }).toBe('After it.');
+      expect(signal.sent).toHaveLength(replies + 1);
       expect(
         await steward.count(
           "SELECT count(*) FROM inbound_messages WHERE channel = 'signal' AND channel_message_id = $1",

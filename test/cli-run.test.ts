@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite, readLockOwner } from '../src/db/index.ts';
 import type { Runtime } from '../src/runtime.ts';
 import { type CliResult, freePort, runCli, startServer } from './support/cli.ts';
@@ -40,11 +40,16 @@ function taskIdIn(output: string, title: string): string {
   return match[1]!;
 }
 
+type Query = (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+
+/** Reads through the database of a runtime this process has open. */
+const queryOf =
+  (runtime: Runtime): Query =>
+  (text, params) =>
+    runtime.database.query(text, params);
+
 /** Reads the embedded database of `dataDir`. Only while no Steward process owns it. */
-async function withDatabase<T>(
-  dataDir: string,
-  read: (query: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>) => Promise<T>,
-): Promise<T> {
+async function withDatabase<T>(dataDir: string, read: (query: Query) => Promise<T>): Promise<T> {
   const database = await openPglite(dataDir);
   try {
     return await read((text, params) => database.query(text, params));
@@ -97,9 +102,9 @@ describe('steward run on the embedded database', () => {
       const gone = await runInProcess(runtime, 'tasks.search --query report');
       expect(gone.code, output(gone)).toBe(0);
       expect(gone.stdout).not.toContain(taskId);
-    });
 
-    await withDatabase(steward.dataDir, async (query) => {
+      // What the data dir's database holds, read through this process's connection to it.
+      const query = queryOf(runtime);
       const tasks = await query('SELECT title, user_id, archived_at FROM tasks WHERE id = $1', [taskId]);
       expect(tasks).toHaveLength(1);
       expect(tasks[0]).toMatchObject({ title: 'Write Q1 report', user_id: 'local' });
@@ -131,13 +136,12 @@ describe('steward run on the embedded database', () => {
   }, 90_000);
 
   it('refuses garbled commands with the problem and the fix, writes nothing, and shows no stack trace', async () => {
-    const count = () =>
-      withDatabase(steward.dataDir, async (query) => {
-        const [tasks] = await query('SELECT count(*)::int AS n FROM tasks');
-        const [history] = await query('SELECT count(*)::int AS n FROM task_history');
-        return { tasks: tasks?.n, history: history?.n };
-      });
-    const counted = await count();
+    const count = async (query: Query) => {
+      const [tasks] = await query('SELECT count(*)::int AS n FROM tasks');
+      const [history] = await query('SELECT count(*)::int AS n FROM task_history');
+      return { tasks: tasks?.n, history: history?.n };
+    };
+    const counted = await withDatabase(steward.dataDir, count);
 
     const cases: Array<{ command: string; problem: RegExp; fix: RegExp }> = [
       {
@@ -183,9 +187,9 @@ describe('steward run on the embedded database', () => {
         expect(outcome.content).toMatch(fix);
         expect(outcome.content).not.toMatch(STACK_LINE);
       }
+      // Nothing was written, by the process or here (read through this process's connection).
+      expect(await count(queryOf(runtime))).toEqual(counted);
     });
-
-    expect(await count()).toEqual(counted);
   }, 180_000);
 
   it('exits 2 on usage errors: no command, an empty command, a bad --user', async () => {
@@ -230,12 +234,77 @@ describe('steward run on the embedded database', () => {
 });
 
 describe('steward run while a server owns the data dir', () => {
-  it('goes through the server API, which stores the task in its database', async () => {
-    const steward = stewardHome();
-    const server = await startServer({
+  // One server for both cases: its skills are read from a folder of its own.
+  const skillsDir = mkdtempSync(path.join(os.tmpdir(), 'steward-skills-'));
+  const steward = stewardHome({ STEWARD_SKILLS_DIR: skillsDir });
+  let server: Awaited<ReturnType<typeof startServer>>;
+  const api = (command: string) => apiRun(server.url, command);
+  beforeAll(async () => {
+    server = await startServer({
       env: { ...steward.env, PORT: String(await freePort()) },
       cwd: steward.home,
     });
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('hot-reloads a new user skill, and keeps serving it when an edit breaks it', async () => {
+    const page = (frontmatter: string, body: string) =>
+      `---\n${frontmatter}---\n\n# notes.hello\n\n${body}\n`;
+    expect((await api('get_skill: notes.hello')).status).toBe('error');
+
+    mkdirSync(path.join(skillsDir, 'notes'));
+    writeFileSync(
+      path.join(skillsDir, 'notes', 'hello.md'),
+      page('name: notes.hello\ndescription: Greets the user\n', 'Say hello, version one.'),
+    );
+    await expect
+      .poll(async () => (await api('get_skill: notes.hello')).content, { timeout: 3_000, interval: 100 })
+      .toContain('Say hello, version one.');
+
+    // Break the page (no name), then add a marker page: once the marker is served, the
+    // reload has read the broken file too.
+    writeFileSync(
+      path.join(skillsDir, 'notes', 'hello.md'),
+      page('description: Greets the user\n', 'Say hello, version two.'),
+    );
+    writeFileSync(
+      path.join(skillsDir, 'notes', 'marker.md'),
+      '---\nname: notes.marker\ndescription: Marks a reload\n---\n\n# notes.marker\n\nMarker.\n',
+    );
+    await expect
+      .poll(async () => (await api('get_skill: notes.marker')).status, { timeout: 3_000, interval: 100 })
+      .toBe('ok');
+    const kept = await api('get_skill: notes.hello');
+    expect(kept.status).toBe('ok');
+    expect(kept.content).toContain('Say hello, version one.');
+    expect(kept.content).not.toContain('version two');
+    // The operator is told, in the server's log, which file is broken and that it was kept.
+    await expect
+      .poll(
+        () =>
+          server
+            .output()
+            .split('\n')
+            .find((line) => line.includes('hello.md')),
+        {
+          timeout: 3_000,
+        },
+      )
+      .toContain('still using the last valid version');
+
+    const validated = await runCli(['skills', 'validate', skillsDir], {
+      env: steward.env,
+      cwd: steward.home,
+    });
+    expect(validated.code).toBe(1);
+    expect(validated.stdout).toContain(
+      `${path.join(skillsDir, 'notes', 'hello.md')}: missing required field "name"`,
+    );
+  }, 180_000);
+
+  it('goes through the server API, which stores the task in its database', async () => {
     let taskId = '';
     try {
       // A local run would fail here: the server holds the data dir's lock.
@@ -245,7 +314,6 @@ describe('steward run while a server owns the data dir', () => {
       taskId = taskIdIn(created.stdout, 'Filed through the server');
 
       // The server's API serves the task the process relayed (a search relays the same way).
-      const api = (command: string) => apiRun(server.url, command);
       expect(await api('tasks.search --query filed')).toMatchObject({
         status: 'ok',
         content: expect.stringContaining(`[${taskId}] Filed through the server`),
@@ -262,71 +330,5 @@ describe('steward run while a server owns the data dir', () => {
         { title: 'Filed through the server', priority: 'low' },
       ]);
     });
-  }, 180_000);
-
-  it('hot-reloads a new user skill, and keeps serving it when an edit breaks it', async () => {
-    const skillsDir = mkdtempSync(path.join(os.tmpdir(), 'steward-skills-'));
-    const steward = stewardHome({ STEWARD_SKILLS_DIR: skillsDir });
-    const server = await startServer({
-      env: { ...steward.env, PORT: String(await freePort()) },
-      cwd: steward.home,
-    });
-    const api = (command: string) => apiRun(server.url, command);
-    const page = (frontmatter: string, body: string) =>
-      `---\n${frontmatter}---\n\n# notes.hello\n\n${body}\n`;
-    try {
-      expect((await api('get_skill: notes.hello')).status).toBe('error');
-
-      mkdirSync(path.join(skillsDir, 'notes'));
-      writeFileSync(
-        path.join(skillsDir, 'notes', 'hello.md'),
-        page('name: notes.hello\ndescription: Greets the user\n', 'Say hello, version one.'),
-      );
-      await expect
-        .poll(async () => (await api('get_skill: notes.hello')).content, { timeout: 3_000, interval: 100 })
-        .toContain('Say hello, version one.');
-
-      // Break the page (no name), then add a marker page: once the marker is served, the
-      // reload has read the broken file too.
-      writeFileSync(
-        path.join(skillsDir, 'notes', 'hello.md'),
-        page('description: Greets the user\n', 'Say hello, version two.'),
-      );
-      writeFileSync(
-        path.join(skillsDir, 'notes', 'marker.md'),
-        '---\nname: notes.marker\ndescription: Marks a reload\n---\n\n# notes.marker\n\nMarker.\n',
-      );
-      await expect
-        .poll(async () => (await api('get_skill: notes.marker')).status, { timeout: 3_000, interval: 100 })
-        .toBe('ok');
-      const kept = await api('get_skill: notes.hello');
-      expect(kept.status).toBe('ok');
-      expect(kept.content).toContain('Say hello, version one.');
-      expect(kept.content).not.toContain('version two');
-      // The operator is told, in the server's log, which file is broken and that it was kept.
-      await expect
-        .poll(
-          () =>
-            server
-              .output()
-              .split('\n')
-              .find((line) => line.includes('hello.md')),
-          {
-            timeout: 3_000,
-          },
-        )
-        .toContain('still using the last valid version');
-
-      const validated = await runCli(['skills', 'validate', skillsDir], {
-        env: steward.env,
-        cwd: steward.home,
-      });
-      expect(validated.code).toBe(1);
-      expect(validated.stdout).toContain(
-        `${path.join(skillsDir, 'notes', 'hello.md')}: missing required field "name"`,
-      );
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
   }, 180_000);
 });

@@ -103,106 +103,258 @@ async function freshTarget(backend: Backend) {
   };
 }
 
-describeEachBackend('backup and restore', (get, backend) => {
-  let files: FilesRuntime;
-  let archive: string;
-  /** The archive restored into a fresh target, once: the first test checks it, a later one restores over it. */
-  let restored: Promise<{ target: Target; report: RestoreReport }> | undefined;
-  const restoreOnce = () => {
-    restored ??= (async () => {
+// One database per backend for both blocks: the upgrade case leaves it as it was.
+describeEachBackend('backups', (get, backend) => {
+  describe('backup and restore', () => {
+    let files: FilesRuntime;
+    let archive: string;
+    /** The archive restored into a fresh target, once: the first test checks it, a later one restores over it. */
+    let restored: Promise<{ target: Target; report: RestoreReport }> | undefined;
+    const restoreOnce = () => {
+      restored ??= (async () => {
+        const target = await freshTarget(backend);
+        try {
+          return {
+            target,
+            report: await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
+          };
+        } catch (error) {
+          await target.drop();
+          throw error;
+        }
+      })();
+      return restored;
+    };
+    beforeAll(async () => {
+      files = await startFilesRuntime(get());
+      await seed(files);
+      archive = path.join(tmp('archive'), 'backup.tar.gz');
+      await writeBackupFile(sourcesOf(files, get()), archive);
+    }, 120_000);
+    afterAll(async () => {
+      await files?.close();
+      await (await restored?.catch(() => undefined))?.target.drop();
+    });
+
+    it('restores every table and file into a fresh target: same rows, same bytes', async () => {
+      const { target, report } = await restoreOnce();
+      expect(report.migrated).toEqual([]);
+      expect(report.files).toBeGreaterThan(0);
+      const database = await target.open();
+      try {
+        const after = await tableSums(database);
+        const before = Object.fromEntries(
+          report.manifest.database.tables.map((table) => [table.name, [table.rows, table.sha256]]),
+        );
+        expect(after).toEqual(before);
+        expect(after.tasks?.[0]).toBe(2);
+        expect(after.turns?.[0]).toBe(2);
+      } finally {
+        await database.close();
+      }
+      const sums = treeSums(path.join(target.dataDir, 'files'));
+      expect(sums).toEqual(treeSums(path.join(files.dataDir, 'files')));
+      expect(Object.keys(sums)).toContain(path.join('alice', '.archive', '+notes', '+plan.md', 'v1.md'));
+    }, 120_000);
+
+    it('refuses a damaged archive and changes nothing', async () => {
+      const damaged = path.join(path.dirname(archive), 'damaged.tar.gz');
+      const bytes = readFileSync(archive);
+      bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+      writeFileSync(damaged, bytes);
+      const cut = path.join(path.dirname(archive), 'cut.tar.gz');
+      writeFileSync(cut, readFileSync(archive).subarray(0, Math.floor(bytes.length * 0.7)));
+      // One target for both: still empty after the first refusal, so the second is refused for its archive too.
       const target = await freshTarget(backend);
       try {
-        return {
-          target,
-          report: await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
-        };
-      } catch (error) {
-        await target.drop();
-        throw error;
-      }
-    })();
-    return restored;
-  };
-  beforeAll(async () => {
-    files = await startFilesRuntime(get());
-    await seed(files);
-    archive = path.join(tmp('archive'), 'backup.tar.gz');
-    await writeBackupFile(sourcesOf(files, get()), archive);
-  }, 120_000);
-  afterAll(async () => {
-    await files?.close();
-    await (await restored?.catch(() => undefined))?.target.drop();
-  });
-
-  it('restores every table and file into a fresh target: same rows, same bytes', async () => {
-    const { target, report } = await restoreOnce();
-    expect(report.migrated).toEqual([]);
-    expect(report.files).toBeGreaterThan(0);
-    const database = await target.open();
-    try {
-      const after = await tableSums(database);
-      const before = Object.fromEntries(
-        report.manifest.database.tables.map((table) => [table.name, [table.rows, table.sha256]]),
-      );
-      expect(after).toEqual(before);
-      expect(after.tasks?.[0]).toBe(2);
-      expect(after.turns?.[0]).toBe(2);
-    } finally {
-      await database.close();
-    }
-    expect(treeSums(path.join(target.dataDir, 'files'))).toEqual(treeSums(path.join(files.dataDir, 'files')));
-    const sums = treeSums(path.join(target.dataDir, 'files'));
-    expect(Object.keys(sums)).toContain(path.join('alice', '.archive', '+notes', '+plan.md', 'v1.md'));
-  }, 120_000);
-
-  it('refuses a damaged archive and changes nothing', async () => {
-    const damaged = path.join(path.dirname(archive), 'damaged.tar.gz');
-    const bytes = readFileSync(archive);
-    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
-    writeFileSync(damaged, bytes);
-    const cut = path.join(path.dirname(archive), 'cut.tar.gz');
-    writeFileSync(cut, readFileSync(archive).subarray(0, Math.floor(bytes.length * 0.7)));
-    // One target for both: still empty after the first refusal, so the second is refused for its archive too.
-    const target = await freshTarget(backend);
-    try {
-      for (const file of [damaged, cut]) {
-        await expect(
-          restoreBackup(file, { ...target, force: false, stewardVersion: VERSION }),
-        ).rejects.toMatchObject({
-          code: 'backup_damaged',
-        });
-        expect(existsSync(path.join(target.dataDir, 'db'))).toBe(false);
-        expect(readdirSync(target.dataDir).filter((name) => name !== 'steward.lock')).toEqual([]);
-        if (target.databaseUrl) {
-          const database = await target.open();
-          try {
-            expect(
-              await database.query(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
-              ),
-            ).toEqual([]);
-          } finally {
-            await database.close();
+        for (const file of [damaged, cut]) {
+          await expect(
+            restoreBackup(file, { ...target, force: false, stewardVersion: VERSION }),
+          ).rejects.toMatchObject({
+            code: 'backup_damaged',
+          });
+          expect(existsSync(path.join(target.dataDir, 'db'))).toBe(false);
+          expect(readdirSync(target.dataDir).filter((name) => name !== 'steward.lock')).toEqual([]);
+          if (target.databaseUrl) {
+            const database = await target.open();
+            try {
+              expect(
+                await database.query(
+                  "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+                ),
+              ).toEqual([]);
+            } finally {
+              await database.close();
+            }
           }
         }
+      } finally {
+        await target.drop();
       }
-    } finally {
-      await target.drop();
-    }
-  }, 120_000);
+    }, 120_000);
 
-  it('refuses a target that holds Steward data unless forced, and keeps what it replaced', async () => {
-    const { target } = await restoreOnce();
-    await expect(
-      restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
-    ).rejects.toMatchObject({
-      code: 'restore_target_not_empty',
-      message: expect.stringMatching(/already hold.*--force/),
-    });
-    const forced = await restoreBackup(archive, { ...target, force: true, stewardVersion: VERSION });
-    expect(forced.replaced).toBeTruthy();
-    expect(existsSync(forced.replaced!)).toBe(true);
-  }, 180_000);
+    it('refuses a target that holds Steward data unless forced, and keeps what it replaced', async () => {
+      const { target } = await restoreOnce();
+      await expect(
+        restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION }),
+      ).rejects.toMatchObject({
+        code: 'restore_target_not_empty',
+        message: expect.stringMatching(/already hold.*--force/),
+      });
+      const forced = await restoreBackup(archive, { ...target, force: true, stewardVersion: VERSION });
+      expect(forced.replaced).toBeTruthy();
+      expect(existsSync(forced.replaced!)).toBe(true);
+    }, 180_000);
+  });
+
+  describe('upgrades and schema versions', () => {
+    it('backs up before pending migrations; a failed one is rolled back and says how to restore', async () => {
+      const database = get();
+      const dataDir = tmp('upgrade');
+      const dir = migrationsDir(null, {
+        '0151_broken.sql':
+          "CREATE TABLE broken_probe (id int);\nINSERT INTO broken_probe VALUES (1);\nUPDATE users SET display_name = 'changed';\nSELECT 1 / 0;",
+      });
+      const lines: string[] = [];
+      const beforeApply = backupBeforeMigrations({
+        dataDir,
+        skillsDir: path.join(dataDir, 'skills'),
+        keep: 3,
+        report: (line) => lines.push(line),
+      })(database);
+      const failure = await migrate(database, dir, { beforeApply }).catch((error: unknown) => error);
+      const backups = await listBackups(dataDir);
+      expect(backups.map((backup) => backup.reason)).toEqual(['pre-migrate']);
+      expect(lines).toEqual([expect.stringContaining(backups[0]!.file)]);
+      expect(failure).toMatchObject({
+        code: 'migration_failed',
+        message: expect.stringContaining(
+          `Migration 0151_broken failed and was rolled back (nothing was applied in this run): division by zero. To go back to the database as it was before this upgrade: ${stewardCommand()} restore ${backups[0]!.file} --force`,
+        ),
+      });
+      // Nothing of the failed migration stayed, and the database answers as before.
+      expect(
+        await database.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'broken_probe'"),
+      ).toEqual([]);
+      expect(await database.query("SELECT 1 FROM steward_migrations WHERE name = '0151_broken'")).toEqual([]);
+      expect(await database.query("SELECT display_name FROM users WHERE id = 'local'")).toEqual([
+        { display_name: 'Local user' },
+      ]);
+    }, 60_000);
+
+    it('restores an archive of an older schema and migrates it; refuses one of a newer schema', async () => {
+      // The embedded template has every migration: an old embedded database starts from it emptied
+      // of Steward's objects (the catalog initdb leaves, seconds sooner).
+      const old =
+        backend === 'pglite'
+          ? await (async () => {
+              const database = await openPglite(null);
+              await database.transaction(dropStewardObjects);
+              return { database, drop: () => database.close() };
+            })()
+          : await createTestDatabase(backend, { migrate: false });
+      const dataDir = tmp('old');
+      try {
+        await migrate(old.database, migrationsDir('0004_memory'));
+        await old.database.query("INSERT INTO users (id) VALUES ('bob')");
+        await old.database.query(
+          "INSERT INTO conversations (id, user_id, channel) VALUES ('c1', 'bob', 'cli')",
+        );
+        const [message] = await old.database.query<{ id: number }>(
+          "INSERT INTO messages (conversation_id, user_id, role, content) VALUES ('c1', 'bob', 'user', 'hello from long ago') RETURNING id",
+        );
+        await old.database.query(
+          "INSERT INTO turns (id, conversation_id, user_id, status, mode, user_message_id) VALUES ('t1', 'c1', 'bob', 'completed', 'multi_agent', $1)",
+          [message!.id],
+        );
+        const archive = path.join(dataDir, 'old.tar.gz');
+        const sources = {
+          database: old.database,
+          dataDir,
+          skillsDir: path.join(dataDir, 'skills'),
+          stewardVersion: '0.0.9',
+        };
+        await writeBackupFile(sources, archive);
+        const target = await freshTarget(backend);
+        try {
+          const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
+          expect(report.migrated).toContain('0006_turn_queue');
+          const restored = await target.open();
+          try {
+            // 0006 filled the new column from the restored rows: migrated after loading, not before.
+            expect(await restored.query("SELECT request FROM turns WHERE id = 't1'")).toEqual([
+              { request: 'hello from long ago' },
+            ]);
+            expect((await restored.query('SELECT id FROM users ORDER BY id')).map((row) => row.id)).toEqual([
+              'bob',
+              'local',
+            ]);
+          } finally {
+            await restored.close();
+          }
+        } finally {
+          await target.drop();
+        }
+
+        await old.database.query("INSERT INTO steward_migrations (name) VALUES ('9999_from_the_future')");
+        const newer = path.join(dataDir, 'newer.tar.gz');
+        await writeBackupFile({ ...sources, stewardVersion: '9.0.0' }, newer);
+        const refused = await freshTarget(backend);
+        try {
+          await expect(
+            restoreBackup(newer, { ...refused, force: false, stewardVersion: VERSION }),
+          ).rejects.toMatchObject({
+            code: 'backup_newer_schema',
+            message: expect.stringMatching(
+              /newer Steward \(9\.0\.0; this is 0\.1\.0\).*9999_from_the_future.*Upgrade Steward/,
+            ),
+          });
+          expect(existsSync(path.join(refused.dataDir, 'db'))).toBe(false);
+        } finally {
+          await refused.drop();
+        }
+      } finally {
+        await old.drop();
+      }
+    }, 180_000);
+
+    if (backend === 'postgres')
+      it('restores an embedded archive onto a server without pgvector, saying what it drops', async () => {
+        const embedded = await openPglite(null);
+        const dataDir = tmp('embedded');
+        try {
+          await migrate(embedded);
+          const archive = path.join(dataDir, 'embedded.tar.gz');
+          await writeBackupFile(
+            { database: embedded, dataDir, skillsDir: path.join(dataDir, 'skills'), stewardVersion: VERSION },
+            archive,
+          );
+          const target = await freshTarget(backend);
+          try {
+            const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
+            expect(report.load.dropped).toEqual([
+              {
+                name: 'memory_embeddings',
+                rows: 0,
+                reason: 'this PostgreSQL has no vector extension (pgvector)',
+              },
+            ]);
+            const restored = await target.open();
+            try {
+              expect(
+                await restored.query("SELECT name FROM steward_migrations WHERE name LIKE '%.vector'"),
+              ).toEqual([]);
+            } finally {
+              await restored.close();
+            }
+          } finally {
+            await target.drop();
+          }
+        } finally {
+          await embedded.close();
+        }
+      }, 120_000);
+  });
 });
 
 describe('archive checks', () => {
@@ -246,155 +398,6 @@ function migrationsDir(last: string | null, extra: Record<string, string> = {}):
   for (const [name, sql] of Object.entries(extra)) writeFileSync(path.join(dir, name), sql);
   return dir;
 }
-
-describeEachBackend('upgrades and schema versions', (get, backend) => {
-  it('backs up before pending migrations; a failed one is rolled back and says how to restore', async () => {
-    const database = get();
-    const dataDir = tmp('upgrade');
-    const dir = migrationsDir(null, {
-      '0151_broken.sql':
-        "CREATE TABLE broken_probe (id int);\nINSERT INTO broken_probe VALUES (1);\nUPDATE users SET display_name = 'changed';\nSELECT 1 / 0;",
-    });
-    const lines: string[] = [];
-    const beforeApply = backupBeforeMigrations({
-      dataDir,
-      skillsDir: path.join(dataDir, 'skills'),
-      keep: 3,
-      report: (line) => lines.push(line),
-    })(database);
-    const failure = await migrate(database, dir, { beforeApply }).catch((error: unknown) => error);
-    const backups = await listBackups(dataDir);
-    expect(backups.map((backup) => backup.reason)).toEqual(['pre-migrate']);
-    expect(lines).toEqual([expect.stringContaining(backups[0]!.file)]);
-    expect(failure).toMatchObject({
-      code: 'migration_failed',
-      message: expect.stringContaining(
-        `Migration 0151_broken failed and was rolled back (nothing was applied in this run): division by zero. To go back to the database as it was before this upgrade: ${stewardCommand()} restore ${backups[0]!.file} --force`,
-      ),
-    });
-    // Nothing of the failed migration stayed, and the database answers as before.
-    expect(
-      await database.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'broken_probe'"),
-    ).toEqual([]);
-    expect(await database.query("SELECT 1 FROM steward_migrations WHERE name = '0151_broken'")).toEqual([]);
-    expect(await database.query("SELECT display_name FROM users WHERE id = 'local'")).toEqual([
-      { display_name: 'Local user' },
-    ]);
-  }, 60_000);
-
-  it('restores an archive of an older schema and migrates it; refuses one of a newer schema', async () => {
-    // The embedded template has every migration: an old embedded database starts from it emptied
-    // of Steward's objects (the catalog initdb leaves, seconds sooner).
-    const old =
-      backend === 'pglite'
-        ? await (async () => {
-            const database = await openPglite(null);
-            await database.transaction(dropStewardObjects);
-            return { database, drop: () => database.close() };
-          })()
-        : await createTestDatabase(backend, { migrate: false });
-    const dataDir = tmp('old');
-    try {
-      await migrate(old.database, migrationsDir('0004_memory'));
-      await old.database.query("INSERT INTO users (id) VALUES ('bob')");
-      await old.database.query(
-        "INSERT INTO conversations (id, user_id, channel) VALUES ('c1', 'bob', 'cli')",
-      );
-      const [message] = await old.database.query<{ id: number }>(
-        "INSERT INTO messages (conversation_id, user_id, role, content) VALUES ('c1', 'bob', 'user', 'hello from long ago') RETURNING id",
-      );
-      await old.database.query(
-        "INSERT INTO turns (id, conversation_id, user_id, status, mode, user_message_id) VALUES ('t1', 'c1', 'bob', 'completed', 'multi_agent', $1)",
-        [message!.id],
-      );
-      const archive = path.join(dataDir, 'old.tar.gz');
-      const sources = {
-        database: old.database,
-        dataDir,
-        skillsDir: path.join(dataDir, 'skills'),
-        stewardVersion: '0.0.9',
-      };
-      await writeBackupFile(sources, archive);
-      const target = await freshTarget(backend);
-      try {
-        const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
-        expect(report.migrated).toContain('0006_turn_queue');
-        const restored = await target.open();
-        try {
-          // 0006 filled the new column from the restored rows: migrated after loading, not before.
-          expect(await restored.query("SELECT request FROM turns WHERE id = 't1'")).toEqual([
-            { request: 'hello from long ago' },
-          ]);
-          expect((await restored.query('SELECT id FROM users ORDER BY id')).map((row) => row.id)).toEqual([
-            'bob',
-            'local',
-          ]);
-        } finally {
-          await restored.close();
-        }
-      } finally {
-        await target.drop();
-      }
-
-      await old.database.query("INSERT INTO steward_migrations (name) VALUES ('9999_from_the_future')");
-      const newer = path.join(dataDir, 'newer.tar.gz');
-      await writeBackupFile({ ...sources, stewardVersion: '9.0.0' }, newer);
-      const refused = await freshTarget(backend);
-      try {
-        await expect(
-          restoreBackup(newer, { ...refused, force: false, stewardVersion: VERSION }),
-        ).rejects.toMatchObject({
-          code: 'backup_newer_schema',
-          message: expect.stringMatching(
-            /newer Steward \(9\.0\.0; this is 0\.1\.0\).*9999_from_the_future.*Upgrade Steward/,
-          ),
-        });
-        expect(existsSync(path.join(refused.dataDir, 'db'))).toBe(false);
-      } finally {
-        await refused.drop();
-      }
-    } finally {
-      await old.drop();
-    }
-  }, 180_000);
-
-  if (backend === 'postgres')
-    it('restores an embedded archive onto a server without pgvector, saying what it drops', async () => {
-      const embedded = await openPglite(null);
-      const dataDir = tmp('embedded');
-      try {
-        await migrate(embedded);
-        const archive = path.join(dataDir, 'embedded.tar.gz');
-        await writeBackupFile(
-          { database: embedded, dataDir, skillsDir: path.join(dataDir, 'skills'), stewardVersion: VERSION },
-          archive,
-        );
-        const target = await freshTarget(backend);
-        try {
-          const report = await restoreBackup(archive, { ...target, force: false, stewardVersion: VERSION });
-          expect(report.load.dropped).toEqual([
-            {
-              name: 'memory_embeddings',
-              rows: 0,
-              reason: 'this PostgreSQL has no vector extension (pgvector)',
-            },
-          ]);
-          const restored = await target.open();
-          try {
-            expect(
-              await restored.query("SELECT name FROM steward_migrations WHERE name LIKE '%.vector'"),
-            ).toEqual([]);
-          } finally {
-            await restored.close();
-          }
-        } finally {
-          await target.drop();
-        }
-      } finally {
-        await embedded.close();
-      }
-    }, 120_000);
-});
 
 describeEachBackend('backup while turns and file writes run', (get, backend) => {
   it('restores to a consistent state: every completed write and turn of the snapshot is whole', async () => {

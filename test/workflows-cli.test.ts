@@ -2,8 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'vitest';
-import { openDatabase } from '../src/db/index.ts';
-import { ensureUser, linkIdentity } from '../src/users/index.ts';
+import { ensureUser } from '../src/users/index.ts';
 import { freePort, runCli, startServer } from './support/cli.ts';
 import { createTestDatabase, type TestDatabase } from './support/db.ts';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts';
@@ -38,7 +37,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
+    await sleep(100);
   }
 }
 
@@ -79,8 +78,7 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
     expect,
     onTestFinished,
   }) => {
-    const fake = await startFakeLlm();
-    const telegram = await startFakeTelegram();
+    const [fake, telegram] = await Promise.all([startFakeLlm(), startFakeTelegram()]);
     onTestFinished(async () => {
       await fake.close();
       await telegram.close();
@@ -91,12 +89,6 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       `channels:\n  telegram: { bot_token: "${FAKE_BOT_TOKEN}", api_root: "${telegram.url}" }\n`,
     );
     const env: Record<string, string> = { ...baseEnv, PORT: String(await freePort()) };
-    // acc_user's Telegram identity: deliveries go there (as `steward users link telegram:555 acc_user`).
-    const opened = await openDatabase({ dataDir: env.STEWARD_DATA_DIR!, database_url: undefined });
-    await ensureUser(opened.database, 'acc_user');
-    await linkIdentity(opened.database, { channel: 'telegram', externalId: '555', userId: 'acc_user' });
-    await opened.database.close();
-    opened.lock?.release();
     step('starting the server');
     const server = await startServer({ env, readyTimeoutMs: 180_000 });
     step('server ready');
@@ -105,12 +97,17 @@ describe.concurrent('workflows through the CLI and a running server', { timeout:
       const file = path.join(env.STEWARD_DATA_DIR!, 'skills', 'workflows', 'acc_minutely.md');
       step('building');
       const minutelySteps = 'Use tasks.search to list my open tasks and summarize them';
-      const built = await cli([
-        'run',
-        `workflow.build --name acc_minutely --description "Every minute" --steps "${minutelySteps}" --schedule "* * * * *" --timezone Europe/Berlin`,
-        '--user',
-        'acc_user',
+      const [linked, built] = await Promise.all([
+        // acc_user's Telegram identity, linked through the server: deliveries go there.
+        cli(['users', 'link', 'telegram:555', 'acc_user']),
+        cli([
+          'run',
+          `workflow.build --name acc_minutely --description "Every minute" --steps "${minutelySteps}" --schedule "* * * * *" --timezone Europe/Berlin`,
+          '--user',
+          'acc_user',
+        ]),
       ]);
+      expect(linked.code, linked.stderr).toBe(0);
       expect(built.stderr).toBe('');
       expect(built.code).toBe(0);
       expect(readFileSync(file, 'utf8')).toMatch(/^owner: acc_user$/m);

@@ -55,6 +55,8 @@ export class OutboxSender {
   #timer: NodeJS.Timeout | null = null;
   #kicked = false;
   #stopped = false;
+  /** Timers of retries due later, each kicking when its retry is due. */
+  readonly #retries = new Set<NodeJS.Timeout>();
 
   constructor(deps: OutboxSenderDeps) {
     this.#deps = deps;
@@ -117,7 +119,24 @@ export class OutboxSender {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    for (const retry of this.#retries) clearTimeout(retry);
+    this.#retries.clear();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /**
+   * A started sender looks again when a retry is due, instead of at its next interval after
+   * that (up to `intervalMs` later). A little late: a timer may fire by the event loop's clock,
+   * which can be a few milliseconds behind the one the retry's time was set by.
+   */
+  #kickWhenDue(delayMs: number): void {
+    if (!this.#timer || this.#stopped) return;
+    const retry = setTimeout(() => {
+      this.#retries.delete(retry);
+      this.kick();
+    }, delayMs + 20);
+    retry.unref();
+    this.#retries.add(retry);
   }
 
   #track(work: Promise<void>): void {
@@ -205,6 +224,7 @@ export class OutboxSender {
           nextAttemptAt: new Date(this.#now().getTime() + delay),
           error: result.error,
         });
+        this.#kickWhenDue(delay);
         return;
       }
       case 'failed':

@@ -43,6 +43,8 @@ export type FakeDiscord = FakeHttp & {
   connections(): number;
   /** Sends a dispatch in the current session (buffered for a resume when nobody is connected). */
   dispatch(event: string, data: unknown): number;
+  /** The sequence of the last dispatch sent in the current session (0 before any). */
+  sequence(): number;
   /** Op 7: asks the client to reconnect and resume. */
   requestReconnect(): void;
   /** Op 9 with d=false: the session cannot be resumed; the client must identify again. */
@@ -255,6 +257,7 @@ export async function startFakeDiscord(options: { heartbeatIntervalMs?: number }
     heartbeats,
     connections: () => connections,
     dispatch,
+    sequence: () => (current?.session ?? lastSession)?.sequence ?? 0,
     requestReconnect: () => {
       if (!current) return;
       // Nothing more is sent on a connection Discord asked to leave: it waits for the resume.
