@@ -299,7 +299,7 @@ async function overheadSection(fake: FakeLlm): Promise<BenchSection> {
     rows,
     figures,
     notes: [
-      "Goal (issue #22 §6): engine p50 ≤ 5 ms and p99 ≤ 15 ms on PGlite. Until this stop the fake model ran in the engine's own process: its time was taken out, but not its garbage (seven tenths of what a turn allocated, by a heap sampling profile), whose collection landed on the engine's turns. Both versions are now measured the same new way.",
+      "Goal (issue #22 §6): engine p50 ≤ 5 ms and p99 ≤ 15 ms on PGlite. The fake model runs in the bench's process, not the engine's: in the engine's own its time could be taken out but not its garbage (seven tenths of what a turn allocated, by a heap sampling profile), whose collection landed on the engine's turns. Both versions are measured the same way.",
       statements,
       'On PGlite every statement is one protocol exchange with a prepared statement (src/db/pglite-query.ts).',
     ],

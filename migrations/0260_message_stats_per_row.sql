@@ -44,26 +44,18 @@ CREATE TRIGGER message_stats_insert AFTER INSERT ON messages
   FOR EACH ROW WHEN (NEW.search_vector IS NOT NULL)
   EXECUTE FUNCTION message_stats_after_insert();
 
-CREATE OR REPLACE FUNCTION message_stats_after_delete() RETURNS trigger
+-- A deletion's trigger (0140) takes the term rows and then the totals: before it, this one takes
+-- the deleted messages' users' totals rows, sorted (triggers of one event fire in name order:
+-- `message_stats_begin_delete` before `message_stats_delete`).
+CREATE FUNCTION message_stats_lock_users() RETURNS trigger
   LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE message_user_stats s SET
-    doc_count = s.doc_count - d.docs,
-    total_length = s.total_length - d.length
-  FROM (
-    SELECT o.user_id, count(*) AS docs, sum(length(o.search_vector)) AS length
-    FROM old_rows o WHERE o.search_vector IS NOT NULL GROUP BY o.user_id ORDER BY o.user_id
-  ) d
-  WHERE s.user_id = d.user_id;
-
-  WITH terms AS (
-    SELECT o.user_id, t.lexeme AS term, count(*)::int AS delta
-    FROM old_rows o, unnest(o.search_vector) t
-    WHERE o.search_vector IS NOT NULL
-    GROUP BY o.user_id, t.lexeme
-    ORDER BY o.user_id, t.lexeme
-  )
-  UPDATE message_term_stats s SET doc_count = s.doc_count - terms.delta
-  FROM terms WHERE s.user_id = terms.user_id AND s.term = terms.term;
+  PERFORM 1 FROM message_user_stats
+  WHERE user_id IN (SELECT o.user_id FROM old_rows o WHERE o.search_vector IS NOT NULL)
+  ORDER BY user_id FOR UPDATE;
   RETURN NULL;
 END $$;
+
+CREATE TRIGGER message_stats_begin_delete AFTER DELETE ON messages
+  REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION message_stats_lock_users();
