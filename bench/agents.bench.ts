@@ -294,7 +294,7 @@ async function overheadSection(fake: FakeLlm): Promise<BenchSection> {
   }
   return {
     title: 'Engine overhead per turn (instant model)',
-    description: `Wall time of one turn whose single orchestrator call answers at once from the fake LLM over loopback HTTP: storing the message, the turn and the reply, building the context, recording usage. Each version's engine runs in a process of its own (bench/engine-turns.ts, the version's own code and dependencies) against the fake model in the bench's process, ${ENGINE_ROUNDS} runs of ${WARMUP_TURNS} warm-up and ${MEASURED_TURNS} measured turns each, the versions alternating. "Engine" takes out the time the fake model spent answering (reading the request, simulating prompt caching, writing the reply): what remains is Steward, its database and the HTTP client.`,
+    description: `Wall time of one turn whose single orchestrator call answers at once from the fake LLM over loopback HTTP: storing the message, the turn and the reply, building the context, recording usage. Each version's engine runs in a process of its own (bench/engine-turns.ts, the version's own code and dependencies) against the fake model in the bench's process, ${ENGINE_ROUNDS} runs of ${WARMUP_TURNS} warm-up and ${MEASURED_TURNS} measured turns each, the versions alternating. "Engine" takes out the time the fake model spent answering once it had read the request's body (parsing it, simulating prompt caching, writing the reply): what remains is Steward, its database, the HTTP client, the loopback both ways and the fake's reading of the body.`,
     columns: ['version', 'backend', 'turns', 'turn p50', 'turn p99', 'engine p50', 'engine p99'],
     rows,
     figures,
