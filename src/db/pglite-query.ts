@@ -16,16 +16,6 @@ type Result = { rows: Row[] };
 const MAX_PREPARED = 2_000;
 const UNDEFINED_PREPARED_STATEMENT = '26000';
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 /**
  * A first-come, first-served lock whose free acquisition costs no promise. PGlite's own locks
  * (two per query, each a generator-driven async mutex) cost about as much CPU as a short query.
@@ -92,7 +82,7 @@ export function pgliteSession(client: PGlite) {
         chunks.push(chunk.slice());
       },
     });
-    return readAnswer(chunks.length === 1 ? chunks[0]! : concat(chunks), client.parsers);
+    return readAnswer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), client.parsers);
   }
 
   function rethrow(answer: WireAnswer): WireAnswer {
