@@ -159,7 +159,10 @@ export class OpenAiCompatibleClient implements LlmClient {
         if (!body.stream) {
           return parseCompletion(await sdk.post<ChatCompletion>(CHAT_COMPLETIONS, options), model);
         }
-        const stream = await sdk.post<Stream<ChatCompletionChunk>>(CHAT_COMPLETIONS, { ...options, stream: true });
+        const stream = await sdk.post<Stream<ChatCompletionChunk>>(CHAT_COMPLETIONS, {
+          ...options,
+          stream: true,
+        });
         const accumulator = new StreamAccumulator(model, safeDelta);
         for await (const chunk of stream) {
           // Chunks already buffered when the caller aborted are not delivered.
