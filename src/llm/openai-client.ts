@@ -154,7 +154,7 @@ export class OpenAiCompatibleClient implements LlmClient {
         const sdk = await this.#client();
         // The SDK's generic POST, not `chat.completions.create`: that method serializes every
         // request body through a JSON.stringify replacer (a JavaScript call per key and value,
-        // for body observers Steward does not use), which cost a tenth of a turn's own CPU.
+        // for body observers Steward does not use): 5 % of an engine turn's CPU, 4 % without.
         // The request, its headers, retries and SSE parsing are the same.
         if (!body.stream) {
           return parseCompletion(await sdk.post<ChatCompletion>(CHAT_COMPLETIONS, options), model);
