@@ -19,6 +19,7 @@ import type {
   Usage,
   UsageRecorder,
 } from './types.ts';
+import { undiciFetch } from './undici-fetch.ts';
 import { costOf, emptyUsage, type TokenCounts } from './usage.ts';
 import { type ParsedCompletion, parseCompletion, StreamAccumulator, toWireBody } from './wire.ts';
 
@@ -128,8 +129,8 @@ export class OpenAiCompatibleClient implements LlmClient {
   /** The SDK client, created on the first call (the SDK itself is loaded then). */
   async #client(): Promise<OpenAI> {
     if (!this.#sdk) {
-      const { default: OpenAiSdk } = await loadOpenAiSdk();
-      this.#sdk ??= new OpenAiSdk(this.#sdkOptions);
+      const [{ default: OpenAiSdk }, { request }] = await Promise.all([loadOpenAiSdk(), import('undici')]);
+      this.#sdk ??= new OpenAiSdk({ fetch: undiciFetch(request), ...this.#sdkOptions });
     }
     return this.#sdk;
   }
