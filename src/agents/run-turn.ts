@@ -205,7 +205,9 @@ export async function runClaimedTurn(
     channel: turn.channel ?? 'api',
     originalRequest: resuming && paused ? paused.request : turn.request,
   };
+  let persisted = 0;
   const persist = async (message: ChatMessage) => {
+    persisted++;
     const content =
       typeof message.content === 'string'
         ? message.content
@@ -300,6 +302,9 @@ export async function runClaimedTurn(
     originalRequest: scope.originalRequest,
     stopped,
     receiptLines: options.receiptLines,
+    // Its first attempt (none before a crash), no earlier request resumed, no mission, and no
+    // message stored past its request: the model called no tool, so no skill ran for this turn.
+    ranNothing: turn.userMessageId === null && !resuming && !options.mission && persisted === 0,
   });
 }
 
@@ -379,6 +384,8 @@ async function finish(
     originalRequest: string;
     stopped: InterruptionCause | null;
     receiptLines: boolean;
+    /** Nothing can have run for the turn: there are no recorded effects to read. */
+    ranNothing: boolean;
   },
 ): Promise<TurnOutcome> {
   const { database } = deps;
@@ -448,7 +455,7 @@ async function finish(
         reply = `Sorry, I could not finish that: ${outcome.error}`;
     }
   }
-  const recorded = await recordedReceipts(database, turnId);
+  const recorded = options.ranNothing ? [] : await recordedReceipts(database, turnId);
   const receipts = [...recorded, ...unbackedClaims(modelText, recorded)];
   if (options.receiptLines) reply = withReceiptLines(reply, receipts);
   // The reply joins the conversation in the statement that ends the turn: never one without the other.
