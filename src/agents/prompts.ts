@@ -1,6 +1,6 @@
 import type { ChannelMode } from '../config/index.ts';
 import { EXTERNAL_CONTENT_RULE, fenceExternal, type SkillSnapshot } from '../skills/index.ts';
-import { localDay, localTime, wallClock } from '../time/index.ts';
+import { wallClock, wallDay, wallTime } from '../time/index.ts';
 
 const COMMAND_SYNTAX = `Command syntax: skill.name --flag value --flag2 "text with spaces" --switch --list a b.
 Quote text with spaces. Dates: YYYY-MM-DD, today, tomorrow or a weekday.`;
@@ -100,6 +100,6 @@ const WEEKDAYS: Record<string, string> = {
 
 /** "2026-11-22 (Sunday) 20:15 Europe/Berlin" in the user's time zone. */
 export function describeNow(now: Date, timezone: string): string {
-  const weekday = WEEKDAYS[wallClock(now, timezone).weekday];
-  return `${localDay(now, timezone)} (${weekday}) ${localTime(now, timezone)} ${timezone}`;
+  const wall = wallClock(now, timezone);
+  return `${wallDay(wall)} (${WEEKDAYS[wall.weekday]}) ${wallTime(wall)} ${timezone}`;
 }

@@ -11,6 +11,8 @@ export {
   startOfLocalDay,
   type WallClock,
   wallClock,
+  wallDay,
+  wallTime,
   zonedToInstant,
   zoneOffsetMinutes,
 } from './zoned-time.ts';

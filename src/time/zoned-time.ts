@@ -86,16 +86,20 @@ export function zonedToInstant(
 
 const pad = (value: number) => String(value).padStart(2, '0');
 
+/** `YYYY-MM-DD` of a wall clock. */
+export const wallDay = (wall: WallClock): string => `${wall.year}-${pad(wall.month)}-${pad(wall.day)}`;
+
+/** 24-hour `HH:MM` of a wall clock. */
+export const wallTime = (wall: WallClock): string => `${pad(wall.hour)}:${pad(wall.minute)}`;
+
 /** `YYYY-MM-DD` of `instant` in `timezone`. */
 export function localDay(instant: Date, timezone: string): string {
-  const wall = wallClock(instant, timezone);
-  return `${wall.year}-${pad(wall.month)}-${pad(wall.day)}`;
+  return wallDay(wallClock(instant, timezone));
 }
 
 /** 24-hour `HH:MM` of `instant` in `timezone`. */
 export function localTime(instant: Date, timezone: string): string {
-  const wall = wallClock(instant, timezone);
-  return `${pad(wall.hour)}:${pad(wall.minute)}`;
+  return wallTime(wallClock(instant, timezone));
 }
 
 /** `YYYY-MM-DD HH:MM` of `instant` in `timezone`; in UTC when the zone is unknown. */
