@@ -33,8 +33,33 @@ export function userMessage(text: string, context: string | null): ChatMessage {
   };
 }
 
-/** Stored messages → chat messages, exactly as they were sent (so the cached prefix still matches). */
+/**
+ * Each stored message's chat message, made once and frozen. A conversation's kept history
+ * (memory/history-windows.ts) holds the same stored messages from turn to turn, so its chat
+ * messages are not made again every turn, and the JSON they are sent as is kept with them
+ * (llm/wire.ts keeps the JSON of frozen messages: they cannot change).
+ */
+const chatOfStored = new WeakMap<StoredMessage, ChatMessage | null>();
+
 function toChatMessage(message: StoredMessage): ChatMessage | null {
+  let chat = chatOfStored.get(message);
+  if (chat === undefined) {
+    chat = deepFreeze(chatMessageOf(message));
+    chatOfStored.set(message, chat);
+  }
+  return chat;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Stored messages → chat messages, exactly as they were sent (so the cached prefix still matches). */
+function chatMessageOf(message: StoredMessage): ChatMessage | null {
   if (message.role === 'user') return userMessage(message.content, message.context);
   if (message.role === 'assistant') {
     return {

@@ -21,7 +21,7 @@ import type {
 } from './types.ts';
 import { undiciFetch } from './undici-fetch.ts';
 import { costOf, emptyUsage, type TokenCounts } from './usage.ts';
-import { type ParsedCompletion, parseCompletion, StreamAccumulator, toWireBody } from './wire.ts';
+import { type ParsedCompletion, parseCompletion, StreamAccumulator, toWireJson } from './wire.ts';
 
 const CHAT_COMPLETIONS = '/chat/completions';
 
@@ -150,14 +150,21 @@ export class OpenAiCompatibleClient implements LlmClient {
       request.signal,
       request.context,
       async (model, signal, touch): Promise<ParsedCompletion> => {
-        const body = toWireBody(request, model);
-        const options = { body, signal, maxRetries: 0, timeout: this.#timeoutMs };
+        const options = {
+          body: toWireJson(request, model),
+          headers: { 'content-type': 'application/json' },
+          signal,
+          maxRetries: 0,
+          timeout: this.#timeoutMs,
+        };
         const sdk = await this.#client();
         // The SDK's generic POST, not `chat.completions.create`: that method serializes every
         // request body through a JSON.stringify replacer (a JavaScript call per key and value,
         // for body observers Steward does not use): 5 % of an engine turn's CPU, 4 % without.
-        // The request, its headers, retries and SSE parsing are the same.
-        if (!body.stream) {
+        // The body goes as JSON text (the SDK sends text with a content type as it is), so the
+        // history's JSON is not made again for every call (toWireJson). The request, its
+        // headers, retries and SSE parsing are the same.
+        if (!request.onDelta) {
           return parseCompletion(await sdk.post<ChatCompletion>(CHAT_COMPLETIONS, options), model);
         }
         const stream = await sdk.post<Stream<ChatCompletionChunk>>(CHAT_COMPLETIONS, {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LlmError } from './errors.ts';
-import { parseCompletion, parseUsage, StreamAccumulator } from './wire.ts';
+import type { ChatMessage, ChatRequest } from './types.ts';
+import { parseCompletion, parseUsage, StreamAccumulator, toWireBody, toWireJson } from './wire.ts';
 
 function thrown(fn: () => unknown): LlmError {
   try {
@@ -91,5 +92,55 @@ describe('StreamAccumulator', () => {
     const accumulator = new StreamAccumulator('m', () => {});
     accumulator.add({ choices: [{ index: 0, delta: { content: 'half an ans' }, finish_reason: null }] });
     expect(thrown(() => accumulator.finish()).errorClass).toBe('bad_response');
+  });
+});
+
+describe('toWireJson', () => {
+  const history: ChatMessage = {
+    role: 'user',
+    content: [{ type: 'text', text: 'earlier "quoted" words\n' }],
+  };
+  Object.freeze(history.content);
+  Object.freeze(history);
+  const request = (messages: ChatMessage[]): ChatRequest => ({
+    role: 'orchestrator',
+    messages,
+    tools: [{ name: 'run', description: 'Runs a command.', parameters: { type: 'object' } }],
+    sessionId: 'c1',
+    onDelta: () => {},
+  });
+
+  it('is toWireBody as JSON text, its keys in the same order', () => {
+    const messages: ChatMessage[] = [
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'You are Steward.', cache_control: { type: 'ephemeral', ttl: '1h' } },
+        ],
+      },
+      history,
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 't1', name: 'run', arguments: { command: 'x' }, rawArguments: '{"command":"x"}' }],
+      },
+      { role: 'tool', toolCallId: 't1', content: 'done', cacheControl: { type: 'ephemeral' } },
+    ];
+    const text = toWireJson(request(messages), 'model/a');
+    expect(text).toBe(JSON.stringify(toWireBody(request(messages), 'model/a')));
+    expect(toWireJson({ role: 'compaction', messages: [history] }, 'm')).toBe(
+      JSON.stringify(toWireBody({ role: 'compaction', messages: [history] }, 'm')),
+    );
+  });
+
+  it('sends a frozen message as its JSON of the first time; any other message as it is now', () => {
+    const live: ChatMessage = { role: 'user', content: 'now' };
+    expect(toWireJson(request([history, live]), 'm')).toContain('"content":"now"');
+    (live as { content: string }).content = 'changed';
+    const again = JSON.parse(toWireJson(request([history, live]), 'm')) as { messages: unknown[] };
+    expect(again.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'earlier "quoted" words\n' }] },
+      { role: 'user', content: 'changed' },
+    ]);
   });
 });

@@ -122,6 +122,31 @@ export function toWireBody(request: ChatRequest, model: string): WireChatBody {
   return body;
 }
 
+/** The wire JSON of frozen messages (a conversation's kept history), made once per message. */
+const wireJsonOf = new WeakMap<ChatMessage, string>();
+
+function messageJson(message: ChatMessage): string {
+  if (!Object.isFrozen(message)) return JSON.stringify(toWireMessage(message));
+  let json = wireJsonOf.get(message);
+  if (json === undefined) {
+    json = JSON.stringify(toWireMessage(message));
+    wireJsonOf.set(message, json);
+  }
+  return json;
+}
+
+/**
+ * toWireBody's body as JSON text, each message's part made once per message while the message
+ * lives: a turn's request repeats its conversation's history, and serializing it again every
+ * call was the largest part of the request's cost after the history had been sent once.
+ */
+export function toWireJson(request: ChatRequest, model: string): string {
+  const { model: _model, messages: _messages, ...rest } = toWireBody({ ...request, messages: [] }, model);
+  const others = JSON.stringify(rest);
+  const messages = request.messages.map(messageJson).join(',');
+  return `{"model":${JSON.stringify(model)},"messages":[${messages}]${others === '{}' ? '' : `,${others.slice(1, -1)}`}}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Responses
 
