@@ -44,8 +44,16 @@ export function domainList(snapshot: SkillSnapshot): string {
 export function orchestratorSystemPrompt(mode: ChannelMode, snapshot: SkillSnapshot): string {
   const base = mode === 'multi_agent' ? MULTI_AGENT : mode === 'single_loop' ? SINGLE_LOOP : DIRECT;
   if (mode === 'direct') return base;
-  return `${base}\n\n${COMMAND_SYNTAX}\n\nSkill domains:\n${domainList(snapshot)}`;
+  let domains = domainListOf.get(snapshot);
+  if (domains === undefined) {
+    domains = domainList(snapshot);
+    domainListOf.set(snapshot, domains);
+  }
+  return `${base}\n\n${COMMAND_SYNTAX}\n\nSkill domains:\n${domains}`;
 }
+
+/** Each snapshot's domain list, made once (a snapshot never changes; a reload makes a new one). */
+const domainListOf = new WeakMap<SkillSnapshot, string>();
 
 export const SUB_AGENT_RULES = `You are a focused execution agent working for Steward, a personal assistant. Do your mission with the skills below, then reply with a short summary of what you did and the key results (ids, names, dates).
 
@@ -100,6 +108,13 @@ const WEEKDAYS: Record<string, string> = {
 
 /** "2026-11-22 (Sunday) 20:15 Europe/Berlin" in the user's time zone. */
 export function describeNow(now: Date, timezone: string): string {
-  const wall = wallClock(now, timezone);
-  return `${wallDay(wall)} (${WEEKDAYS[wall.weekday]}) ${wallTime(wall)} ${timezone}`;
+  // It names the minute: the last one said is said again until the minute or the zone changes.
+  const key = `${Math.floor(now.getTime() / 60_000)} ${timezone}`;
+  if (lastNow?.key !== key) {
+    const wall = wallClock(now, timezone);
+    lastNow = { key, text: `${wallDay(wall)} (${WEEKDAYS[wall.weekday]}) ${wallTime(wall)} ${timezone}` };
+  }
+  return lastNow.text;
 }
+
+let lastNow: { key: string; text: string } | null = null;

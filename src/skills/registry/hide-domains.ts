@@ -1,9 +1,13 @@
 import type { SkillSnapshot } from '../types.ts';
 import type { UnavailableDomain } from './get-skill.ts';
 
+/** The views already made of a snapshot, by the domains they hide. */
+const viewsBySnapshot = new WeakMap<SkillSnapshot, Map<string, SkillSnapshot>>();
+
 /**
  * The snapshot without the given domains and their skills: what a user whose provider is not
- * connected is shown (the prompt's domain list, direct-mode tools). Same object when none.
+ * connected is shown (the prompt's domain list, direct-mode tools). Same object when none, and
+ * the same view for the same snapshot and domains (made once, not every turn).
  */
 export function hideDomains(
   snapshot: SkillSnapshot,
@@ -11,6 +15,21 @@ export function hideDomains(
 ): SkillSnapshot {
   if (unavailable.length === 0) return snapshot;
   const hidden = new Set(unavailable.map((entry) => entry.domain));
+  const key = [...hidden].sort().join(' ');
+  let views = viewsBySnapshot.get(snapshot);
+  if (!views) {
+    views = new Map();
+    viewsBySnapshot.set(snapshot, views);
+  }
+  let view = views.get(key);
+  if (!view) {
+    view = withoutDomains(snapshot, hidden);
+    views.set(key, view);
+  }
+  return view;
+}
+
+function withoutDomains(snapshot: SkillSnapshot, hidden: ReadonlySet<string>): SkillSnapshot {
   return {
     version: snapshot.version,
     diagnostics: snapshot.diagnostics,
