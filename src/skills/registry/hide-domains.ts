@@ -1,8 +1,9 @@
 import type { SkillSnapshot } from '../types.ts';
 import type { UnavailableDomain } from './get-skill.ts';
+import { SnapshotViews } from './snapshot-views.ts';
 
 /** The views already made of a snapshot, by the domains they hide. */
-const viewsBySnapshot = new WeakMap<SkillSnapshot, Map<string, SkillSnapshot>>();
+const views = new SnapshotViews();
 
 /**
  * The snapshot without the given domains and their skills: what a user whose provider is not
@@ -15,18 +16,7 @@ export function hideDomains(
 ): SkillSnapshot {
   if (unavailable.length === 0) return snapshot;
   const hidden = new Set(unavailable.map((entry) => entry.domain));
-  const key = [...hidden].sort().join(' ');
-  let views = viewsBySnapshot.get(snapshot);
-  if (!views) {
-    views = new Map();
-    viewsBySnapshot.set(snapshot, views);
-  }
-  let view = views.get(key);
-  if (!view) {
-    view = withoutDomains(snapshot, hidden);
-    views.set(key, view);
-  }
-  return view;
+  return views.get(snapshot, [...hidden].sort().join(' '), () => withoutDomains(snapshot, hidden));
 }
 
 function withoutDomains(snapshot: SkillSnapshot, hidden: ReadonlySet<string>): SkillSnapshot {

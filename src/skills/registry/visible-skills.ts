@@ -1,7 +1,8 @@
 import type { DomainIndex, SkillDefinition, SkillSnapshot } from '../types.ts';
 import { generatedIndex } from './load-skill-roots.ts';
+import { SnapshotViews } from './snapshot-views.ts';
 
-const viewsBySnapshot = new WeakMap<SkillSnapshot, Map<string, SkillSnapshot>>();
+const views = new SnapshotViews();
 
 /**
  * The snapshot as `userId` may see it: a skill whose frontmatter names another `owner` (another
@@ -11,17 +12,7 @@ const viewsBySnapshot = new WeakMap<SkillSnapshot, Map<string, SkillSnapshot>>()
  * pages lose the lines naming hidden skills; a generated domain index is rebuilt from what is left. Same object when nothing is hidden; cached per snapshot and user.
  */
 export function skillsVisibleTo(snapshot: SkillSnapshot, userId: string): SkillSnapshot {
-  let views = viewsBySnapshot.get(snapshot);
-  if (!views) {
-    views = new Map();
-    viewsBySnapshot.set(snapshot, views);
-  }
-  let view = views.get(userId);
-  if (!view) {
-    view = buildView(snapshot, userId);
-    views.set(userId, view);
-  }
-  return view;
+  return views.get(snapshot, userId, () => buildView(snapshot, userId));
 }
 
 /** The skills every user sees (no owned file; a built-in an owned file replaced): shared indexes. */
