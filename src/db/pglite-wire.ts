@@ -2,11 +2,12 @@ import { protocol, types } from '@electric-sql/pglite';
 
 /*
  * One exchange with PostgreSQL on its wire protocol, written and read here: the statement's
- * messages, and its answer read straight from its bytes. PGlite's own reader makes
- * an object per protocol message through private-field accessors, copies every field's bytes
- * before decoding them, and builds each row again from those messages; its writer goes through
- * the same accessors. Together about half the CPU of a short statement. This reads the few messages a query's answer holds and
- * parses values with the client's own type parsers, so rows come out as PGlite makes them.
+ * messages, and its answer read straight from its bytes. PGlite's own reader makes an object
+ * per protocol message through private-field accessors, copies every field's bytes before
+ * decoding them, and builds each row again from those messages; its writer goes through the
+ * same accessors. Together about half the CPU of a short statement. This reads the few
+ * messages a query's answer holds and parses values with the client's own type parsers, so
+ * rows come out as PGlite makes them.
  */
 
 type Row = Record<string, unknown>;
