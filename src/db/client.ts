@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type pg from 'pg';
@@ -102,13 +103,29 @@ let pgliteModule: Promise<WasmModule> | undefined;
  * shares it, and the machine code V8 compiles for one instance then serves them all.
  */
 function pgliteModuleOnce(): Promise<WasmModule> {
-  pgliteModule ??= readFile(path.join(PGLITE_DIST, 'pglite.wasm')).then((bytes) =>
-    WebAssembly.compile(bytes),
-  );
+  if (!pgliteModule) {
+    baselineCompilerOnly();
+    pgliteModule = readFile(path.join(PGLITE_DIST, 'pglite.wasm')).then((bytes) =>
+      WebAssembly.compile(bytes),
+    );
+  }
   pgliteModule.catch(() => {
     pgliteModule = undefined;
   });
   return pgliteModule;
+}
+
+/**
+ * PostgreSQL's WebAssembly runs on V8's baseline compiler only (docs/DESIGN.md, "Node runs with
+ * `--liftoff-only`"). The launchers pass `--liftoff-only`; a process started another way (the
+ * tests, the benches, `node bin/steward.js`) would have V8 compile the database's hot functions
+ * again on background threads through its first hundreds of turns: ~20 instead of ~8 ms of CPU
+ * a turn (the engine bench on two cores), and turns of 20–45 ms while it lasts. The two settings
+ * that flag implies are read when a module compiles, so they are set here, before the one compile.
+ */
+function baselineCompilerOnly(): void {
+  v8.setFlagsFromString('--no-wasm-dynamic-tiering');
+  v8.setFlagsFromString('--no-wasm-tier-up');
 }
 
 /** Opens the embedded database in `<dataDir>/db`, or in memory for `dataDir: null`. */
